@@ -1,0 +1,85 @@
+# schedlab: a patch series over upstream Go, built into a custom toolchain.
+# `make` builds the toolchain if its inputs changed and runs the quick
+# stock-vs-patched comparison; `make test` is everything CI runs.
+
+SHELL := /bin/bash
+ROOT := $(abspath .)
+GOROOT_PATCHED := $(ROOT)/toolchain/goroot
+BIN := $(ROOT)/.bin
+SERIES := $(BIN)/series
+SCHEDLAB := $(BIN)/schedlab
+# Host go, for building our own tools. GOTOOLCHAIN is left to the host.
+HOSTGO := env -u GOROOT -u GOFLAGS go
+# Every use of the patched go goes through this: GOROOT explicit and
+# GOTOOLCHAIN=local, or a leftover GOTOOLCHAIN=go1.27.3 silently runs stock.
+PATCHED_ENV := env -u GOFLAGS GOROOT=$(GOROOT_PATCHED) GOTOOLCHAIN=local PATH=$(GOROOT_PATCHED)/bin:$(PATH)
+PATCHED_GO := $(PATCHED_ENV) $(GOROOT_PATCHED)/bin/go
+FORCE ?= 0
+export FORCE
+
+.PHONY: all harness main toolchain apply extract rebase check verify-repro env test test-tools \
+	test-toolchain test-runtime test-long bench clean tools
+
+all: toolchain main
+
+tools:
+	@mkdir -p $(BIN)
+	@$(HOSTGO) build -o $(SERIES) ./src/cmd/series
+
+harness: tools
+	@$(HOSTGO) build -o $(SCHEDLAB) ./src/cmd/schedlab
+
+toolchain: tools
+	@$(SERIES) toolchain
+
+apply: tools
+	@$(SERIES) apply
+
+extract: tools
+	@$(SERIES) extract
+
+rebase: tools
+	@test -n "$(UPSTREAM)" || { echo "usage: make rebase UPSTREAM=go1.26.8" >&2; exit 2; }
+	@$(SERIES) rebase $(UPSTREAM)
+
+check: tools
+	@$(SERIES) check
+
+verify-repro: tools
+	@$(SERIES) verify-repro
+
+# eval "$(make -s env)" swaps GOROOT to the patched toolchain in this shell.
+env:
+	@echo 'export GOROOT=$(GOROOT_PATCHED)'
+	@echo 'export PATH=$(GOROOT_PATCHED)/bin:$$PATH'
+	@echo 'export GOTOOLCHAIN=local'
+
+# The project's main job: the quick stock-vs-patched comparison.
+main: harness
+	@scripts/main.sh
+
+bench: toolchain harness
+	@scripts/bench.sh
+
+test: test-tools toolchain check verify-repro test-toolchain test-runtime
+
+# Our Go code: the series tooling, the harness, black-box test helpers.
+test-tools:
+	$(HOSTGO) vet ./...
+	@test -z "$$(gofmt -l src benchmarks)" || { echo "gofmt needed:"; gofmt -l src benchmarks; exit 1; }
+	$(HOSTGO) test -short ./...
+
+# Black-box tests of the built toolchain.
+test-toolchain: toolchain
+	SCHEDLAB_GOROOT=$(GOROOT_PATCHED) $(HOSTGO) test -count=1 ./src/toolchaintest/...
+
+# Upstream's runtime tests with the patched toolchain, in every mode.
+test-runtime: toolchain
+	@scripts/test-runtime.sh
+
+test-long: toolchain
+	@scripts/test-long.sh
+
+clean:
+	rm -rf $(BIN) toolchain/repro
+	@if [ -d $(GOROOT_PATCHED)/.git ]; then rm -rf $(GOROOT_PATCHED)/bin $(GOROOT_PATCHED)/pkg $(GOROOT_PATCHED)/.git/schedlab-built; fi
