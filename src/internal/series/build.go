@@ -120,7 +120,7 @@ func GoVersion(goroot string) (string, error) {
 
 // makeBash builds goroot from source with bootstrap as GOROOT_BOOTSTRAP.
 func makeBash(goroot, bootstrap string, out io.Writer) error {
-	cmd := exec.Command("./make.bash")
+	cmd := exec.Command("bash", "make.bash") // the module-cache release has no exec bits on scripts
 	cmd.Dir = filepath.Join(goroot, "src")
 	cmd.Env = append(cleanGoEnv(os.Environ()), "GOROOT_BOOTSTRAP="+bootstrap, "GOTOOLCHAIN=local")
 	cmd.Stdout, cmd.Stderr = out, out

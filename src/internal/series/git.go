@@ -65,7 +65,8 @@ func (g git) run(args ...string) (string, error) {
 	if err := cmd.Run(); err != nil {
 		return stdout.String(), fmt.Errorf("git %s: %v\n%s%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
 	}
-	return strings.TrimSpace(stdout.String()), nil
+	// Trim only the end: porcelain output has meaningful leading spaces.
+	return strings.TrimRight(stdout.String(), " \r\n"), nil
 }
 
 // ok runs git and reports only whether it succeeded.

@@ -32,7 +32,7 @@ func ParsePatch(name string, data []byte) (Patch, error) {
 			case line == "":
 				state = "body"
 			case inSubject && (strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t")):
-				p.Subject += line[1:]
+				p.Subject += line // RFC 5322 unfolding keeps the whitespace
 			default:
 				inSubject = false
 				if v, ok := strings.CutPrefix(line, "Subject: "); ok {
