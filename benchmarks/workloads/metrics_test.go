@@ -1,0 +1,130 @@
+package workloads
+
+import (
+	"fmt"
+	"os"
+	"runtime/metrics"
+	"slices"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/aclements/go-perfevent/perfbench"
+)
+
+// Scheduler metrics exported by the patched runtime (cumulative uint64).
+const (
+	mStealGoroutines = "/sched/steal/goroutines:goroutines"
+	mStealOps        = "/sched/steal/operations:events"
+	mStealLocal      = "/sched/steal/local-node:goroutines"
+	mStealRemote     = "/sched/steal/remote-node:goroutines"
+	mSysmonWakeups   = "/sched/sysmon/wakeups:events"
+	mSysmonPreempts  = "/sched/sysmon/preemptions:events"
+)
+
+var schedMetricNames = []string{mStealGoroutines, mStealOps, mStealLocal, mStealRemote, mSysmonWakeups, mSysmonPreempts}
+
+// available is the subset of schedMetricNames this runtime exports (none
+// on a stock runtime).
+var available = func() map[string]bool {
+	m := map[string]bool{}
+	for _, d := range metrics.All() {
+		if slices.Contains(schedMetricNames, d.Name) && d.Kind == metrics.KindUint64 {
+			m[d.Name] = true
+		}
+	}
+	return m
+}()
+
+func TestMain(m *testing.M) {
+	// Unit metadata for benchstat; printed before any benchmark line.
+	for _, u := range []string{"req/s"} {
+		fmt.Printf("Unit %s better=higher\n", u)
+	}
+	os.Exit(m.Run())
+}
+
+// probe reports scheduler metrics and hardware counters for a benchmark.
+type probe struct {
+	b       *testing.B
+	samples []metrics.Sample
+	base    map[string]uint64
+}
+
+// start begins measuring; call stop after the timed loop.
+func start(b *testing.B) *probe {
+	p := &probe{b: b}
+	for name := range available {
+		p.samples = append(p.samples, metrics.Sample{Name: name})
+	}
+	p.base = p.read()
+	perfbench.Open(b) // omits its units where there is no PMU
+	b.ResetTimer()
+	return p
+}
+
+func (p *probe) read() map[string]uint64 {
+	if len(p.samples) == 0 {
+		return nil
+	}
+	metrics.Read(p.samples)
+	m := map[string]uint64{}
+	for _, s := range p.samples {
+		if s.Value.Kind() == metrics.KindUint64 {
+			m[s.Name] = s.Value.Uint64()
+		}
+	}
+	return m
+}
+
+func (p *probe) stop() {
+	p.b.StopTimer()
+	if len(p.samples) == 0 || p.b.N == 0 {
+		return
+	}
+	now := p.read()
+	d := func(name string) (float64, bool) {
+		a, ok1 := p.base[name]
+		z, ok2 := now[name]
+		return float64(z - a), ok1 && ok2
+	}
+	n := float64(p.b.N)
+	if v, ok := d(mStealGoroutines); ok {
+		p.b.ReportMetric(v/n, "steals/op")
+	}
+	if v, ok := d(mStealOps); ok {
+		p.b.ReportMetric(v/n, "steal-ops/op")
+	}
+	l, ok1 := d(mStealLocal)
+	r, ok2 := d(mStealRemote)
+	if ok1 && ok2 && l+r > 0 {
+		p.b.ReportMetric(l/(l+r), "local-steal-share")
+	}
+	if v, ok := d(mSysmonWakeups); ok {
+		p.b.ReportMetric(v/n, "sysmon-wakeups/op")
+	}
+	if v, ok := d(mSysmonPreempts); ok {
+		p.b.ReportMetric(v/n, "sysmon-preemptions/op")
+	}
+}
+
+// reportQuantiles reports the given quantiles of ds as custom metrics
+// named prefix-pNN-ns.
+func reportQuantiles(b *testing.B, ds []time.Duration, what string, qs ...float64) {
+	if len(ds) == 0 {
+		return
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	for _, q := range qs {
+		i := int(q * float64(len(ds)))
+		if i >= len(ds) {
+			i = len(ds) - 1
+		}
+		b.ReportMetric(float64(ds[i].Nanoseconds()), fmt.Sprintf("p%s-%s-ns", fmtQ(q), what))
+	}
+}
+
+func fmtQ(q float64) string {
+	s := fmt.Sprintf("%g", q*100)
+	return s
+}

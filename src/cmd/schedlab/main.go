@@ -1,0 +1,318 @@
+// Command schedlab runs scheduler benchmarks against stock and patched
+// toolchains and reports the comparison.
+//
+//	schedlab bench   -suite quick -variant stock -variant patched [-count 10] [-out dir]
+//	schedlab compare [-col variant] [-base name] [-csv file] bench.txt...
+//	schedlab report  dir
+//	schedlab sweep   -knob timeslice=1000,2000,5000,10000 -suite workloads [-bench re]
+//	schedlab suites
+//
+// A variant is a toolchain (stock = the pinned release, patched =
+// toolchain/goroot, or any GOROOT path) plus an optional GODEBUG string:
+// [name=]toolchain[:GODEBUG], e.g. 'slice1ms=patched:timeslice=1000'.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/schedlab/schedlab/src/internal/harness"
+)
+
+const usage = `usage: schedlab <command> [flags]
+
+commands:
+  bench    run a suite against variants, interleaved, and write a results folder
+  compare  benchstat tables (and CSV) of benchmark files
+  report   write README.md, tables, CSV and SVG plots into a results folder
+  sweep    run one GODEBUG knob over a list of values and plot metrics against it
+  suites   list the suites and their benchmarks
+
+Run 'schedlab <command> -h' for the flags of a command.
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
+	case "bench":
+		err = cmdBench(ctx, args)
+	case "compare":
+		err = cmdCompare(args)
+	case "report":
+		err = cmdReport(args)
+	case "sweep":
+		err = cmdSweep(ctx, args)
+	case "suites":
+		err = cmdSuites(args)
+	case "help", "-h", "-help", "--help":
+		fmt.Print(usage)
+	default:
+		fmt.Fprintf(os.Stderr, "schedlab: unknown command %q\n\n%s", cmd, usage)
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "schedlab: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, " ") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+func root() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	return harness.FindRoot(wd)
+}
+
+// defaultOut is results/<date>-<host>-<suite>, with -2, -3 ... added
+// when that folder already holds results.
+func defaultOut(root, suite string) string {
+	host, _ := os.Hostname()
+	if i := strings.IndexByte(host, '.'); i > 0 {
+		host = host[:i]
+	}
+	base := filepath.Join(root, "results", fmt.Sprintf("%s-%s-%s", time.Now().Format("2006-01-02"), host, suite))
+	out := base
+	for i := 2; ; i++ {
+		if _, err := os.Stat(filepath.Join(out, harness.RawFile)); err != nil {
+			return out
+		}
+		out = fmt.Sprintf("%s-%d", base, i)
+	}
+}
+
+type benchFlags struct {
+	suite, bench, benchtime, out string
+	count                        int
+	timeout                      time.Duration
+	variants                     listFlag
+	noReport                     bool
+}
+
+func (f *benchFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.suite, "suite", "quick", "suite to run: "+strings.Join(harness.SuiteNames, ", "))
+	fs.StringVar(&f.bench, "bench", "", "run only the suite's benchmarks whose name matches this regexp")
+	fs.StringVar(&f.benchtime, "benchtime", "", "override every benchmark's -test.benchtime (e.g. 500ms, 100x)")
+	fs.StringVar(&f.out, "out", "", "results folder (default results/<date>-<host>-<suite>/)")
+	fs.IntVar(&f.count, "count", 10, "rounds: runs of every benchmark per variant")
+	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "time limit of one run of one benchmark")
+	fs.BoolVar(&f.noReport, "noreport", false, "do not write the report (README, plots) at the end")
+}
+
+func runBench(ctx context.Context, f *benchFlags, variants []harness.Variant, sweep *harness.SweepInfo) error {
+	r, err := root()
+	if err != nil {
+		return err
+	}
+	suite, err := harness.LoadSuite(r, f.suite)
+	if err != nil {
+		return err
+	}
+	if err := suite.Filter(f.bench); err != nil {
+		return err
+	}
+	out := f.out
+	if out == "" {
+		name := f.suite
+		if sweep != nil {
+			name += "-sweep-" + sweep.Knob
+		}
+		out = defaultOut(r, name)
+	}
+	out, err = filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	_, berr := harness.Bench(ctx, harness.BenchOptions{
+		Root: r, Suite: suite, Variants: variants, Count: f.count, Benchtime: f.benchtime,
+		Timeout: f.timeout, Out: out, Command: "schedlab " + strings.Join(os.Args[1:], " "),
+		Stderr: os.Stderr, Sweep: sweep,
+	})
+	if berr != nil && !errors.Is(berr, harness.ErrFailures) && !errors.Is(berr, context.Canceled) {
+		if _, err := os.Stat(filepath.Join(out, harness.RawFile)); err != nil {
+			return berr
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, harness.RawFile)); err == nil && !f.noReport {
+		if err := report(out); err != nil {
+			fmt.Fprintf(os.Stderr, "schedlab: report: %v\n", err)
+		}
+	}
+	fmt.Printf("\nresults: %s\n", out)
+	return berr
+}
+
+func cmdBench(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench", flag.ExitOnError)
+	var f benchFlags
+	f.register(fs)
+	fs.Var(&f.variants, "variant", "a variant, [name=]toolchain[:GODEBUG]; toolchain is stock, patched or a GOROOT path (repeat)")
+	fs.Parse(args)
+	if fs.NArg() > 0 {
+		return fmt.Errorf("bench: unexpected arguments %q", fs.Args())
+	}
+	vs, err := harness.ParseVariants(f.variants)
+	if err != nil {
+		return err
+	}
+	return runBench(ctx, &f, vs, nil)
+}
+
+func cmdSweep(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("sweep", flag.ExitOnError)
+	var f benchFlags
+	f.register(fs)
+	knob := fs.String("knob", "", "the knob and its values: knob=v1,v2,... (e.g. timeslice=1000,2000,5000,10000)")
+	tc := fs.String("toolchain", "patched", "toolchain of the swept variants: stock, patched or a GOROOT path")
+	godebug := fs.String("godebug", "", "further GODEBUG settings for every swept variant")
+	metrics := fs.String("metric", "sec/op", "comma-separated metrics (units) to plot against the knob, e.g. sec/op,p99-wake-ns")
+	fs.Var(&f.variants, "variant", "extra variants to run alongside, e.g. stock (repeat)")
+	fs.Parse(args)
+	if fs.NArg() > 0 {
+		return fmt.Errorf("sweep: unexpected arguments %q", fs.Args())
+	}
+	name, values, err := harness.ParseKnobSweep(*knob)
+	if err != nil {
+		return err
+	}
+	vs, err := harness.SweepVariants(*tc, name, values, *godebug)
+	if err != nil {
+		return err
+	}
+	if len(f.variants) > 0 {
+		extra, err := harness.ParseVariants(f.variants)
+		if err != nil {
+			return err
+		}
+		vs = append(extra, vs...)
+	}
+	var ms []string
+	for _, m := range strings.Split(*metrics, ",") {
+		if m = strings.TrimSpace(m); m != "" {
+			if m == "ns/op" {
+				m = "sec/op"
+			}
+			ms = append(ms, m)
+		}
+	}
+	return runBench(ctx, &f, vs, &harness.SweepInfo{Knob: name, Values: values, Metrics: ms})
+}
+
+func cmdCompare(args []string) error {
+	fs := flag.NewFlagSet("compare", flag.ExitOnError)
+	col := fs.String("col", "variant", "configuration key whose values are the columns")
+	base := fs.String("base", "", "baseline column (default: the first)")
+	csvOut := fs.String("csv", "", "also write CSV to this file (- for stdout instead of the tables)")
+	alpha := fs.Float64("alpha", 0.05, "significance level")
+	fs.Parse(args)
+	if fs.NArg() == 0 {
+		return fmt.Errorf("compare: give benchmark files (e.g. results/.../bench.txt)")
+	}
+	paths := fs.Args()
+	for i, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			paths[i] = filepath.Join(p, harness.RawFile)
+		}
+	}
+	c, err := harness.Compare(paths, harness.CompareOptions{Col: *col, Base: *base, Alpha: *alpha})
+	if err != nil {
+		return err
+	}
+	if *csvOut == "-" {
+		return c.WriteCSV(os.Stdout)
+	}
+	if err := c.WriteText(os.Stdout); err != nil {
+		return err
+	}
+	for _, w := range c.Warnings {
+		fmt.Fprintf(os.Stderr, "schedlab: warning: %s\n", w)
+	}
+	for _, w := range c.SelfCheck() {
+		fmt.Fprintf(os.Stderr, "schedlab: WARNING: %s\n", w)
+	}
+	if *csvOut != "" {
+		f, err := os.Create(*csvOut)
+		if err != nil {
+			return err
+		}
+		if err := c.WriteCSV(f); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	return nil
+}
+
+func report(dir string) error {
+	res, err := harness.Report(dir)
+	if err != nil {
+		return err
+	}
+	fmt.Println()
+	fmt.Print(res.Benchstat)
+	for _, w := range res.SelfCheck {
+		fmt.Fprintf(os.Stderr, "schedlab: WARNING: %s\n", w)
+	}
+	if meta, err := harness.ReadMetadata(dir); err == nil {
+		for _, w := range meta.Contended {
+			fmt.Fprintf(os.Stderr, "schedlab: warning: CPU contention: %s\n", w)
+		}
+		for _, f := range meta.Failures {
+			fmt.Fprintf(os.Stderr, "schedlab: failure: %s\n", strings.SplitN(f, "\n", 2)[0])
+		}
+	}
+	fmt.Printf("\nreport: %s\n", filepath.Join(dir, harness.ReadmeFile))
+	return nil
+}
+
+func cmdReport(args []string) error {
+	fs := flag.NewFlagSet("report", flag.ExitOnError)
+	fs.Parse(args)
+	if fs.NArg() != 1 {
+		return fmt.Errorf("report: give one results folder")
+	}
+	return report(fs.Arg(0))
+}
+
+func cmdSuites(args []string) error {
+	r, err := root()
+	if err != nil {
+		return err
+	}
+	for _, name := range harness.SuiteNames {
+		s, err := harness.LoadSuite(r, name)
+		if err != nil {
+			fmt.Printf("%s: %v\n", name, err)
+			continue
+		}
+		fmt.Printf("%s:\n", name)
+		for _, t := range s.Targets {
+			bt := t.Benchtime
+			if bt == "" {
+				bt = "default"
+			}
+			fmt.Printf("  %-45s %-10s %s %s\n", t.Name, bt, t.Pkg.Import, t.Bench)
+		}
+	}
+	return nil
+}

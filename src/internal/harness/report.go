@@ -1,0 +1,272 @@
+package harness
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Files a report adds to a results folder.
+const (
+	BenchstatFile = "benchstat.txt"
+	CSVFile       = "results.csv"
+	ReadmeFile    = "README.md"
+	PlotsDir      = "plots"
+)
+
+// ReportResult says what Report wrote.
+type ReportResult struct {
+	Comparison *Comparison
+	Benchstat  string   // the text tables
+	SelfCheck  []string // self-check warnings
+	Plots      []string // relative paths
+}
+
+// Report reads a results folder written by Bench and writes the
+// benchstat tables, the CSV, SVG plots and README.md into it.
+func Report(dir string) (*ReportResult, error) {
+	meta, err := ReadMetadata(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s is not a schedlab results folder: %v", dir, err)
+	}
+	raw := filepath.Join(dir, RawFile)
+	if _, err := os.Stat(raw); err != nil {
+		return nil, fmt.Errorf("%s has no results: %v", dir, err)
+	}
+	opt := CompareOptions{}
+	c, err := Compare([]string{raw}, opt)
+	if err != nil {
+		return nil, err
+	}
+	if len(meta.Variants) > 0 {
+		for i, col := range c.Cols {
+			if col == meta.Variants[0].Name {
+				c.Base = i
+			}
+		}
+		// Recompute deltas against that base if it was not first.
+		if c.Base != 0 {
+			c, err = Compare([]string{raw}, CompareOptions{Base: meta.Variants[0].Name})
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	res := &ReportResult{Comparison: c, SelfCheck: c.SelfCheck()}
+	var tb bytes.Buffer
+	if err := c.WriteText(&tb); err != nil {
+		return nil, err
+	}
+	res.Benchstat = tb.String()
+	if err := os.WriteFile(filepath.Join(dir, BenchstatFile), tb.Bytes(), 0o644); err != nil {
+		return nil, err
+	}
+	var cb bytes.Buffer
+	if err := c.WriteCSV(&cb); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, CSVFile), cb.Bytes(), 0o644); err != nil {
+		return nil, err
+	}
+	res.Plots, err = writePlots(dir, c, meta)
+	if err != nil {
+		return nil, fmt.Errorf("plots: %v", err)
+	}
+	readme := renderReadme(meta, res)
+	if err := os.WriteFile(filepath.Join(dir, ReadmeFile), []byte(readme), 0o644); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func renderReadme(meta *Metadata, res *ReportResult) string {
+	c := res.Comparison
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	title := "schedlab results: suite " + meta.Suite
+	if meta.Sweep != nil {
+		title = fmt.Sprintf("schedlab sweep: %s over %s", meta.Sweep.Knob, strings.Join(meta.Sweep.Values, ", "))
+	}
+	p("# %s\n\n", title)
+	p("Written by `schedlab report`; the raw data is `%s` (Go benchmark format, one block per run with its `variant:`, `toolchain:`, `godebug:`, `series:` … lines), ", RawFile)
+	p("so `benchstat -col variant %s` reproduces the tables.\n\n", RawFile)
+
+	p("## What ran\n\n")
+	if meta.Command != "" {
+		p("- Command: `%s`\n", meta.Command)
+	}
+	p("- Suite `%s`, %d round(s), variants interleaved round by round in a rotating order", meta.Suite, meta.Count)
+	if meta.Benchtime != "" {
+		p(", benchtime %s", meta.Benchtime)
+	}
+	p(", timeout %s per run\n", meta.Timeout)
+	p("- Started %s, finished %s", meta.Started.Format("2006-01-02 15:04:05 UTC"), meta.Finished.Format("2006-01-02 15:04:05 UTC"))
+	if !meta.Complete {
+		p(" — **the run did not complete; these are partial results**")
+	}
+	p("\n- Upstream %s, patch series %s\n", meta.Upstream, meta.Series)
+	p("- Benchmarks: %s\n\n", strings.Join(meta.Targets, ", "))
+	p("| variant | toolchain | GODEBUG | series | GOROOT |\n|---|---|---|---|---|\n")
+	for _, v := range meta.Variants {
+		gd := v.GODEBUG
+		if gd == "" {
+			gd = "(none)"
+		}
+		p("| %s | %s (%s) | %s | %s | `%s` |\n", v.Name, v.Version, v.Toolchain, gd, v.Series, v.GOROOT)
+	}
+	p("\n")
+	if same := identicalBinaries(meta); len(same) > 0 {
+		p("Identical test binaries (sha256) across toolchains: %s.\n\n", strings.Join(same, "; "))
+	}
+
+	m := meta.Machine
+	p("## Machine\n\n")
+	p("- Host %s: %s, %d cores, %d NUMA node(s)\n", m.Host, m.CPU, m.Cores, m.NUMANodes)
+	p("- Kernel %s, %s/%s\n\n", m.Kernel, m.GOOS, m.GOARCH)
+
+	p("## Verdicts\n\n")
+	if len(c.Cols) < 2 {
+		p("Only one variant ran; there is nothing to compare.\n\n")
+	}
+	for ci, col := range c.Cols {
+		if ci == c.Base {
+			continue
+		}
+		p("**%s vs %s**\n\n", col, c.Cols[c.Base])
+		for _, t := range c.Tables {
+			p("- %s\n", verdict(t, ci, c.Base))
+		}
+		p("\n")
+	}
+	p("Differences are benchstat's: medians with 95%% confidence intervals and a Mann-Whitney U test at α=%.2f; `~` means no significant difference.\n\n", c.alpha)
+
+	if len(res.SelfCheck) > 0 || len(meta.Contended) > 0 || len(meta.Failures) > 0 || len(meta.Notes) > 0 {
+		p("## Warnings\n\n")
+		for _, w := range res.SelfCheck {
+			p("- %s\n", w)
+		}
+		for _, w := range meta.Contended {
+			p("- CPU contention: %s\n", w)
+		}
+		for _, f := range meta.Failures {
+			p("- Failure: %s\n", strings.ReplaceAll(strings.TrimSpace(f), "\n", " "))
+		}
+		for _, n := range meta.Notes {
+			p("- Note: %s\n", n)
+		}
+		p("\n")
+	} else if hasSelfCheckPair(c) {
+		p("Self-check passed: variants with the same toolchain and knobs show no significant difference.\n\n")
+	}
+
+	p("## Tables\n\n```\n%s```\n\n", res.Benchstat)
+	if len(res.Plots) > 0 {
+		p("## Plots\n\n")
+		for _, pl := range res.Plots {
+			p("![%s](%s)\n\n", strings.TrimSuffix(filepath.Base(pl), ".svg"), filepath.ToSlash(pl))
+		}
+	}
+	p("## Files\n\n- `%s`: raw results\n- `%s`: the tables above\n- `%s`: the same, one line per benchmark, unit and variant\n- `%s`: every run's wall time, CPU time and contention\n- `%s`: complete output of every run\n- `%s`: machine, toolchains, knobs, failures\n", RawFile, BenchstatFile, CSVFile, RunsFile, LogFile, MetadataFile)
+	return b.String()
+}
+
+func hasSelfCheckPair(c *Comparison) bool {
+	for i := range c.ColID {
+		for j := i + 1; j < len(c.ColID); j++ {
+			if c.ColID[i] == c.ColID[j] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func identicalBinaries(meta *Metadata) []string {
+	var out []string
+	seenTC := map[string]bool{}
+	var vs []VariantMeta
+	for _, v := range meta.Variants {
+		if !seenTC[v.Toolchain] {
+			seenTC[v.Toolchain] = true
+			vs = append(vs, v)
+		}
+	}
+	if len(vs) < 2 {
+		return nil
+	}
+	var keys []string
+	for k := range vs[0].Binaries {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		same := true
+		for _, v := range vs[1:] {
+			if v.Binaries[k] != vs[0].Binaries[k] {
+				same = false
+			}
+		}
+		if same {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// verdict describes column ci against the base in one unit's table.
+func verdict(t *UnitTable, ci, base int) string {
+	better, worse := "better", "worse"
+	if t.Unit == "sec/op" {
+		better, worse = "faster", "slower"
+	}
+	var good, bad []string
+	same, missing := 0, 0
+	for _, r := range t.Rows {
+		d := r.Deltas[ci]
+		if d == nil {
+			missing++
+			continue
+		}
+		if !d.Significant || math.IsNaN(d.Pct) {
+			same++
+			continue
+		}
+		up := d.Pct > 0
+		s := fmt.Sprintf("%s %+.1f%% (p=%.3f)", r.Name, d.Pct, d.Cmp.P)
+		if up == t.BetterHigher {
+			good = append(good, s)
+		} else {
+			bad = append(bad, s)
+		}
+	}
+	dir := "lower is better"
+	if t.BetterHigher {
+		dir = "higher is better"
+	}
+	s := fmt.Sprintf("%s (%s): ", t.Unit, dir)
+	var parts []string
+	if len(good) > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s (%s)", len(good), better, strings.Join(good, ", ")))
+	}
+	if len(bad) > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s (%s)", len(bad), worse, strings.Join(bad, ", ")))
+	}
+	if same > 0 {
+		parts = append(parts, fmt.Sprintf("%d without a significant difference", same))
+	}
+	if missing > 0 {
+		parts = append(parts, fmt.Sprintf("%d not comparable (missing data)", missing))
+	}
+	s += strings.Join(parts, "; ")
+	if len(t.Rows) > 1 {
+		g, gb := t.Geomean[ci], t.Geomean[base]
+		if !math.IsNaN(g) && !math.IsNaN(gb) && gb != 0 {
+			s += fmt.Sprintf("; geomean %+.2f%%", (g/gb-1)*100)
+		}
+	}
+	return s
+}

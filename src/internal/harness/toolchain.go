@@ -1,0 +1,117 @@
+package harness
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// A Toolchain is a resolved Go installation.
+type Toolchain struct {
+	Spec    string // "stock", "patched" or the path given
+	GOROOT  string
+	Version string // go env GOVERSION
+	Series  string // series hash for a schedlab build, "none" for a release
+}
+
+// GoCmd is the toolchain's go command.
+func (t *Toolchain) GoCmd() string { return filepath.Join(t.GOROOT, "bin", "go") }
+
+// Env returns base with every GO* setting that could redirect the go
+// command removed, and GOROOT and GOTOOLCHAIN=local set, so the command
+// really is this toolchain (a leftover GOTOOLCHAIN=go1.27.3 would silently
+// run stock).
+func (t *Toolchain) Env(base []string) []string {
+	return toolchainEnv(base, t.GOROOT)
+}
+
+func toolchainEnv(base []string, goroot string) []string {
+	var env []string
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "GOROOT", "GOFLAGS", "GOTOOLCHAIN", "GODEBUG", "GOEXPERIMENT", "GOENV":
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "GOROOT="+goroot, "GOTOOLCHAIN=local", "GOFLAGS=-buildvcs=false")
+	return env
+}
+
+// ResolveToolchain finds the GOROOT of spec and checks its go command.
+// upstream is the pinned release (e.g. go1.27.3), series the hash of
+// patches/.
+func ResolveToolchain(root, spec, upstream, series string) (*Toolchain, error) {
+	t := &Toolchain{Spec: spec}
+	switch spec {
+	case "stock":
+		dir, err := stockGOROOT(upstream)
+		if err != nil {
+			return nil, fmt.Errorf("toolchain stock (%s): %v", upstream, err)
+		}
+		t.GOROOT = dir
+	case "patched":
+		t.GOROOT = filepath.Join(root, "toolchain", "goroot")
+		if _, err := os.Stat(t.GoCmd()); err != nil {
+			return nil, fmt.Errorf("toolchain patched: %s does not exist; build it first with `make toolchain`", t.GoCmd())
+		}
+	default:
+		dir, err := filepath.Abs(spec)
+		if err != nil {
+			return nil, err
+		}
+		t.GOROOT = dir
+		if _, err := os.Stat(t.GoCmd()); err != nil {
+			return nil, fmt.Errorf("toolchain %s: no bin/go in that GOROOT", spec)
+		}
+	}
+	cmd := exec.Command(t.GoCmd(), "env", "GOVERSION")
+	cmd.Env = t.Env(os.Environ())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("toolchain %s: %s env GOVERSION: %v\n%s", spec, t.GoCmd(), err, stderr.String())
+	}
+	t.Version = firstLine(out)
+	switch {
+	case spec == "stock" && t.Version != upstream:
+		return nil, fmt.Errorf("toolchain stock: %s reports %s, want %s", t.GoCmd(), t.Version, upstream)
+	case spec == "patched" && !strings.HasPrefix(t.Version, upstream):
+		return nil, fmt.Errorf("toolchain patched: %s reports %s, want %s-schedlab.N; rebuild with `make toolchain`", t.GoCmd(), t.Version, upstream)
+	}
+	t.Series = "none"
+	if strings.Contains(t.Version, "schedlab") {
+		t.Series = series
+	}
+	return t, nil
+}
+
+// stockGOROOT asks the go command on PATH for the GOROOT of the release
+// version, which it downloads through the module proxy if needed.
+func stockGOROOT(version string) (string, error) {
+	gocmd, err := exec.LookPath("go")
+	if err != nil {
+		return "", fmt.Errorf("no go command on PATH")
+	}
+	cmd := exec.Command(gocmd, "env", "GOROOT")
+	env := toolchainEnv(os.Environ(), "")
+	env = env[:len(env)-3]
+	cmd.Env = append(env, "GOTOOLCHAIN="+version)
+	cmd.Dir = os.TempDir() // away from any go.mod asking for something else
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("GOTOOLCHAIN=%s go env GOROOT: %v\n%s", version, err, stderr.String())
+	}
+	dir := firstLine(out)
+	if _, err := os.Stat(filepath.Join(dir, "bin", "go")); err != nil {
+		return "", fmt.Errorf("GOTOOLCHAIN=%s go env GOROOT gave %q, which has no bin/go", version, dir)
+	}
+	return dir, nil
+}

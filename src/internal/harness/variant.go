@@ -1,0 +1,91 @@
+package harness
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// A Variant is a toolchain plus an optional GODEBUG setting, under a name.
+type Variant struct {
+	Name      string // as it appears in the variant: config line
+	Toolchain string // "stock", "patched", or a GOROOT path
+	GODEBUG   string // comma-separated knob=value list, may be empty
+}
+
+func (v Variant) String() string {
+	s := v.Name + "=" + v.Toolchain
+	if v.GODEBUG != "" {
+		s += ":" + v.GODEBUG
+	}
+	return s
+}
+
+// ParseVariant parses a -variant flag value:
+//
+//	stock | patched | /path/to/goroot
+//	[name=]toolchain[:GODEBUG]
+//
+// e.g. "slice1ms=patched:timeslice=1000". Without a name, the name is the
+// toolchain (the base name of a path) followed by ":GODEBUG" if any.
+func ParseVariant(s string) (Variant, error) {
+	if strings.TrimSpace(s) == "" {
+		return Variant{}, fmt.Errorf("empty variant")
+	}
+	head, godebug, _ := strings.Cut(s, ":")
+	name, tc := "", head
+	if !strings.Contains(head, "/") {
+		if n, t, ok := strings.Cut(head, "="); ok {
+			name, tc = n, t
+		}
+	} else if i := strings.Index(head, "="); i >= 0 && !strings.Contains(head[:i], "/") {
+		name, tc = head[:i], head[i+1:]
+	}
+	if tc == "" {
+		return Variant{}, fmt.Errorf("variant %q: no toolchain (want stock, patched or a GOROOT path)", s)
+	}
+	switch {
+	case tc == "stock" || tc == "patched":
+	case strings.Contains(tc, "/") || strings.HasPrefix(tc, "."):
+		tc = filepath.Clean(tc)
+	default:
+		return Variant{}, fmt.Errorf("variant %q: unknown toolchain %q (want stock, patched or a GOROOT path)", s, tc)
+	}
+	if err := ValidateGODEBUG(godebug); err != nil {
+		return Variant{}, fmt.Errorf("variant %q: %v", s, err)
+	}
+	if name == "" {
+		name = tc
+		if strings.Contains(tc, "/") {
+			name = filepath.Base(tc)
+		}
+		if godebug != "" {
+			name += ":" + godebug
+		}
+	}
+	if strings.ContainsAny(name, " \t\n") {
+		return Variant{}, fmt.Errorf("variant %q: name %q contains white space", s, name)
+	}
+	return Variant{Name: name, Toolchain: tc, GODEBUG: godebug}, nil
+}
+
+// ParseVariants parses each flag value and checks that names are unique.
+func ParseVariants(specs []string) ([]Variant, error) {
+	if len(specs) == 0 {
+		return nil, fmt.Errorf("no variants: give at least one -variant (e.g. -variant stock -variant patched)")
+	}
+	seen := map[string]bool{}
+	var vs []Variant
+	for _, s := range specs {
+		v, err := ParseVariant(s)
+		if err != nil {
+			return nil, err
+		}
+		if seen[v.Name] {
+			return nil, fmt.Errorf("variant name %q used twice; name them, e.g. -variant a=stock -variant b=stock", v.Name)
+		}
+		seen[v.Name] = true
+		vs = append(vs, v)
+	}
+	return vs, nil
+}
