@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -450,11 +451,9 @@ func (b *bench) runOne(ctx context.Context, s Slot, t Target, v Variant) {
 			// The test binary's CPU name (from cpuid) goes into our
 			// cpu: line rather than overriding it.
 			cfg.CPU = strings.TrimSpace(strings.TrimPrefix(line, "cpu: "))
-		case strings.HasPrefix(line, "Benchmark"):
-			if strings.Contains(line, "\t") || strings.Contains(line, " ns/op") {
-				nbench++
-			}
-			fallthrough
+		case isResultLine(line):
+			nbench++
+			kept.WriteString(line + "\n")
 		case strings.HasPrefix(line, "Unit "), isConfigLine(line):
 			kept.WriteString(line + "\n")
 		}
@@ -478,6 +477,20 @@ func (b *bench) runOne(ctx context.Context, s Slot, t Target, v Variant) {
 	if flag != "" {
 		b.meta.write(b.opt.Out)
 	}
+}
+
+// isResultLine reports whether line is a complete benchmark result
+// (a run killed mid-benchmark leaves just the name).
+func isResultLine(line string) bool {
+	f := strings.Fields(line)
+	if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
+		return false
+	}
+	if _, err := strconv.Atoi(f[1]); err != nil {
+		return false
+	}
+	_, err := strconv.ParseFloat(f[2], 64)
+	return err == nil
 }
 
 // isConfigLine reports whether line looks like a benchmark-format

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/perf/benchunit"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -106,6 +107,7 @@ func plotSweep(dir string, c *Comparison, s *SweepInfo) ([]string, error) {
 	}
 	var out []string
 	for _, metric := range s.Metrics {
+		_, metric = benchunit.Tidy(1, metric) // ns/op -> sec/op, p99-wake-ns -> p99-wake-sec
 		t := c.Table(metric)
 		if t == nil {
 			continue

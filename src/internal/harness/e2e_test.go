@@ -1,0 +1,111 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestEndToEnd runs a tiny suite with two variants of the stock toolchain
+// and checks the results folder. It needs the stock toolchain (downloaded
+// through the module proxy) and a build of the workloads test binary.
+func TestEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: builds a test binary with the stock toolchain")
+	}
+	root, err := FindRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	suite, err := LoadSuite(root, "smoke")
+	if err != nil {
+		t.Fatal(err)
+	}
+	smoke := suite.Targets[0]
+	// A benchmark that matches nothing and one that times out: both must
+	// be reported by name, and the others' results kept.
+	nope := smoke
+	nope.Name, nope.Bench = "workloads.Nope", "^BenchmarkNope$"
+	slow := smoke
+	slow.Name, slow.Benchtime, slow.Timeout = "workloads.SlowSmoke", "1000000000x", 500*time.Millisecond
+	suite.Targets = append(suite.Targets, nope, slow)
+
+	vs, err := ParseVariants([]string{"a=stock", "b=stock"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "res")
+	var progress bytes.Buffer
+	meta, err := Bench(context.Background(), BenchOptions{
+		Root: root, Suite: suite, Variants: vs, Count: 2, Out: out, Stderr: &progress, Timeout: time.Minute,
+	})
+	t.Logf("progress:\n%s", progress.String())
+	if !errors.Is(err, ErrFailures) {
+		t.Fatalf("Bench error = %v, want ErrFailures", err)
+	}
+	failures := strings.Join(meta.Failures, "\n")
+	for _, want := range []string{"workloads.Nope [a]: no benchmark results", "workloads.SlowSmoke [b] timed out"} {
+		if !strings.Contains(failures, want) {
+			t.Errorf("failures lack %q:\n%s", want, failures)
+		}
+	}
+	for _, want := range []string{"round 1 of 2", "round 2 of 2", "workloads.Smoke [a]", "about"} {
+		if !strings.Contains(progress.String(), want) {
+			t.Errorf("progress lacks %q", want)
+		}
+	}
+	raw, err := os.ReadFile(filepath.Join(out, RawFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(raw), "\nBenchmarkSmoke-"); n != 4 {
+		t.Errorf("bench.txt has %d Smoke results, want 4 (2 rounds x 2 variants):\n%s", n, raw)
+	}
+	for _, want := range []string{"variant: a\n", "variant: b\n", "toolchain: go1.27.3\n", "godebug: none\n", "upstream: ", "series: none\n", "gomaxprocs: ", "cpu: ", "numa-nodes: "} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("bench.txt lacks %q", want)
+		}
+	}
+	if len(meta.Variants) != 2 || meta.Variants[0].Binaries["workloads"] == "" ||
+		meta.Variants[0].Binaries["workloads"] != meta.Variants[1].Binaries["workloads"] {
+		t.Errorf("variants of one toolchain must share one binary: %+v", meta.Variants)
+	}
+
+	res, err := Report(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{ReadmeFile, BenchstatFile, CSVFile, RunsFile, LogFile, MetadataFile, "plots/delta-sec-per-op.svg"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("results folder lacks %s", f)
+		}
+	}
+	readme, _ := os.ReadFile(filepath.Join(out, ReadmeFile))
+	for _, want := range []string{"## Verdicts", "**b vs a**", "workloads.Nope", "timed out"} {
+		if !strings.Contains(string(readme), want) {
+			t.Errorf("README lacks %q", want)
+		}
+	}
+	if !strings.Contains(res.Benchstat, "Smoke-") {
+		t.Errorf("benchstat output lacks Smoke:\n%s", res.Benchstat)
+	}
+	// A second bench into the same folder must refuse, not mix results.
+	if _, err := Bench(context.Background(), BenchOptions{Root: root, Suite: suite, Variants: vs, Count: 1, Out: out}); err == nil || !strings.Contains(err.Error(), "already holds results") {
+		t.Errorf("second Bench into %s: %v", out, err)
+	}
+}
+
+func TestBenchMissingToolchain(t *testing.T) {
+	root, _ := FindRoot(".")
+	suite, _ := LoadSuite(root, "smoke")
+	vs, _ := ParseVariants([]string{"x=/nonexistent/goroot"})
+	_, err := Bench(context.Background(), BenchOptions{Root: root, Suite: suite, Variants: vs, Count: 1, Out: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "toolchain /nonexistent/goroot: no bin/go") {
+		t.Errorf("missing toolchain: err = %v", err)
+	}
+}
