@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -152,9 +153,6 @@ func Bench(ctx context.Context, opt BenchOptions) (*Metadata, error) {
 	if _, err := os.Stat(filepath.Join(opt.Out, RawFile)); err == nil {
 		return nil, fmt.Errorf("%s already holds results (%s); choose another -out", opt.Out, RawFile)
 	}
-	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
-		return nil, err
-	}
 	b := &bench{opt: opt, tcs: map[string]*Toolchain{}, bins: map[string]map[string]*builtPkg{}}
 	upstream, err := ReadUpstream(filepath.Join(opt.Root, "toolchain", "UPSTREAM"))
 	var notes []string
@@ -196,6 +194,21 @@ func Bench(ctx context.Context, opt BenchOptions) (*Metadata, error) {
 		tc := b.tcs[v.Toolchain]
 		b.meta.Variants = append(b.meta.Variants, VariantMeta{Name: v.Name, Toolchain: v.Toolchain, GOROOT: tc.GOROOT,
 			Version: tc.Version, Series: tc.Series, GODEBUG: v.GODEBUG, Binaries: map[string]string{}})
+	}
+	for _, v := range opt.Variants {
+		if tc := b.tcs[v.Toolchain]; tc.Series == "none" {
+			for _, kv := range strings.Split(v.GODEBUG, ",") {
+				k, _, _ := strings.Cut(kv, "=")
+				if slices.Contains(SchedlabKnobs, k) {
+					n := fmt.Sprintf("variant %s sets %s, which the %s toolchain (%s) does not have: its runtime ignores it", v.Name, kv, v.Toolchain, tc.Version)
+					b.meta.Notes = append(b.meta.Notes, n)
+					b.logf("warning: %s", n)
+				}
+			}
+		}
+	}
+	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+		return nil, err
 	}
 	if err := b.meta.write(opt.Out); err != nil {
 		return nil, err

@@ -160,7 +160,11 @@ func renderReadme(meta *Metadata, res *ReportResult) string {
 		}
 		p("\n")
 	} else if hasSelfCheckPair(c) {
-		p("Self-check passed: variants with the same toolchain and knobs show no significant difference.\n\n")
+		p("Self-check passed: variants with the same toolchain and knobs show no significant difference")
+		if minSamples(c) < 6 {
+			p(" (but with fewer than 6 runs per variant the check is weak)")
+		}
+		p(".\n\n")
 	}
 
 	p("## Tables\n\n```\n%s```\n\n", res.Benchstat)
@@ -172,6 +176,20 @@ func renderReadme(meta *Metadata, res *ReportResult) string {
 	}
 	p("## Files\n\n- `%s`: raw results\n- `%s`: the tables above\n- `%s`: the same, one line per benchmark, unit and variant\n- `%s`: every run's wall time, CPU time and contention\n- `%s`: complete output of every run\n- `%s`: machine, toolchains, knobs, failures\n", RawFile, BenchstatFile, CSVFile, RunsFile, LogFile, MetadataFile)
 	return b.String()
+}
+
+func minSamples(c *Comparison) int {
+	n := -1
+	for _, t := range c.Tables {
+		for _, r := range t.Rows {
+			for _, cell := range r.Cells {
+				if cell != nil && (n < 0 || len(cell.Sample.Values) < n) {
+					n = len(cell.Sample.Values)
+				}
+			}
+		}
+	}
+	return n
 }
 
 func hasSelfCheckPair(c *Comparison) bool {
