@@ -159,7 +159,7 @@ func Compare(paths []string, opt CompareOptions) (*Comparison, error) {
 			}
 			name := rk.name
 			if multiPkg && rk.pkg != "" {
-				name = path.Base(rk.pkg) + "." + name
+				name = shortPkg(rk.pkg) + "." + name
 			}
 			r := &Row{Name: name, Cells: make([]*Cell, len(c.Cols)), Deltas: make([]*Delta, len(c.Cols))}
 			for ci, vs := range byCol {
@@ -204,6 +204,16 @@ func Compare(paths []string, opt CompareOptions) (*Comparison, error) {
 		c.Tables = append(c.Tables, t)
 	}
 	return c, nil
+}
+
+// shortPkg is the last element of an import path, or the last two when
+// the last is a major version (ants/v2 -> ants).
+func shortPkg(p string) string {
+	b := path.Base(p)
+	if len(b) > 1 && b[0] == 'v' && strings.Trim(b[1:], "0123456789") == "" {
+		return path.Base(path.Dir(p))
+	}
+	return b
 }
 
 // Table returns the table of unit, or nil.
