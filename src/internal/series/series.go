@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -236,8 +238,11 @@ func (s *Series) guard(force bool) error {
 	return nil
 }
 
-// dirtyFiles lists changed or untracked paths, ignoring the version stamp
-// that Build writes into VERSION.
+// stampFiles are the tracked files that the version stamp and make.bash
+// rewrite: VERSION, and the zbootstrap.go that cmd/dist generates from it.
+var stampFiles = []string{"VERSION", "src/internal/buildcfg/zbootstrap.go"}
+
+// dirtyFiles lists changed or untracked paths, ignoring the version stamp.
 func (s *Series) dirtyFiles() []string {
 	out, err := s.git().run("status", "--porcelain", "--untracked-files=all")
 	if err != nil || out == "" {
@@ -245,7 +250,7 @@ func (s *Series) dirtyFiles() []string {
 	}
 	var dirty []string
 	for _, line := range strings.Split(out, "\n") {
-		if len(line) > 3 && line[3:] == "VERSION" && s.versionIsStamp() {
+		if len(line) > 3 && slices.Contains(stampFiles, line[3:]) && s.onlyStamped(line[3:]) {
 			continue
 		}
 		dirty = append(dirty, line)
@@ -253,20 +258,21 @@ func (s *Series) dirtyFiles() []string {
 	return dirty
 }
 
-// versionIsStamp reports whether VERSION differs from upstream's only by
-// the -schedlab.N suffix of its first line.
-func (s *Series) versionIsStamp() bool {
-	cur, err := os.ReadFile(filepath.Join(s.GOROOT, "VERSION"))
+// onlyStamped reports whether file differs from its committed version only
+// by the -schedlab.N suffix on the upstream version.
+func (s *Series) onlyStamped(file string) bool {
+	cur, err := os.ReadFile(filepath.Join(s.GOROOT, file))
 	if err != nil {
 		return false
 	}
-	orig, err := s.git().run("show", "HEAD:VERSION")
+	orig, err := s.git().run("show", "HEAD:"+file)
 	if err != nil {
 		return false
 	}
-	curFirst, curRest, _ := strings.Cut(string(cur), "\n")
-	origFirst, origRest, _ := strings.Cut(orig+"\n", "\n")
-	return strings.HasPrefix(curFirst, origFirst+"-schedlab.") && strings.TrimSpace(curRest) == strings.TrimSpace(origRest)
+	committedVersion, _ := s.git().run("show", "HEAD:VERSION")
+	upstream, _, _ := strings.Cut(committedVersion, "\n")
+	re := regexp.MustCompile(regexp.QuoteMeta(upstream) + `-schedlab\.[0-9]+`)
+	return strings.TrimRight(re.ReplaceAllString(string(cur), upstream), "\n") == strings.TrimRight(orig, "\n")
 }
 
 // headMatchesPatches reports whether extracting toolchain/goroot now would

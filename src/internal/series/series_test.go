@@ -156,6 +156,10 @@ func TestApplyExtractRoundTrip(t *testing.T) {
 	if d := s.dirtyFiles(); len(d) != 0 {
 		t.Errorf("stamped VERSION counted as dirty: %v", d)
 	}
+	os.WriteFile(filepath.Join(s.GOROOT, "VERSION"), []byte("go1.98.0-schedlab.3\ntime changed\n"), 0o644)
+	if d := s.dirtyFiles(); len(d) != 1 {
+		t.Errorf("a VERSION edit beyond the stamp was not counted as dirty: %v", d)
+	}
 }
 
 func TestApplyBadPatch(t *testing.T) {
