@@ -274,8 +274,8 @@ func report(dir string) error {
 		fmt.Fprintf(os.Stderr, "schedlab: WARNING: %s\n", w)
 	}
 	if meta, err := harness.ReadMetadata(dir); err == nil {
-		for _, w := range meta.Contended {
-			fmt.Fprintf(os.Stderr, "schedlab: warning: CPU contention: %s\n", w)
+		if n := len(meta.Contended); n > 0 {
+			fmt.Fprintf(os.Stderr, "schedlab: warning: %d run(s) were short of CPU (other load on the machine), e.g. %s\n", n, meta.Contended[0])
 		}
 		for _, f := range meta.Failures {
 			fmt.Fprintf(os.Stderr, "schedlab: failure: %s\n", strings.SplitN(f, "\n", 2)[0])

@@ -127,6 +127,9 @@ type bench struct {
 	cfg      BlockConfig
 }
 
+// contendedDefault is the default BenchOptions.ContendedCPUs.
+const contendedDefault = 0.3
+
 // ErrFailures is returned (wrapped) by Bench when some builds or runs
 // failed; the results of the others are in the folder.
 var ErrFailures = errors.New("some benchmarks failed")
@@ -145,7 +148,7 @@ func Bench(ctx context.Context, opt BenchOptions) (*Metadata, error) {
 		opt.Timeout = 10 * time.Minute
 	}
 	if opt.ContendedCPUs == 0 {
-		opt.ContendedCPUs = 0.3
+		opt.ContendedCPUs = contendedDefault
 	}
 	if len(opt.Variants) == 0 {
 		return nil, fmt.Errorf("no variants")

@@ -149,8 +149,16 @@ func renderReadme(meta *Metadata, res *ReportResult) string {
 		for _, w := range res.SelfCheck {
 			p("- %s\n", w)
 		}
-		for _, w := range meta.Contended {
-			p("- CPU contention: %s\n", w)
+		if n := len(meta.Contended); n > 0 {
+			p("- CPU contention: %d of the runs were short of CPU (other processes or the hypervisor took more than %.1f CPUs; see `%s`)", n, contendedDefault, RunsFile)
+			if n > 5 {
+				p(", for example:\n")
+			} else {
+				p(":\n")
+			}
+			for _, w := range meta.Contended[:min(n, 5)] {
+				p("  - %s\n", w)
+			}
 		}
 		for _, f := range meta.Failures {
 			p("- Failure: %s\n", strings.ReplaceAll(strings.TrimSpace(f), "\n", " "))
@@ -159,7 +167,8 @@ func renderReadme(meta *Metadata, res *ReportResult) string {
 			p("- Note: %s\n", n)
 		}
 		p("\n")
-	} else if hasSelfCheckPair(c) {
+	}
+	if len(res.SelfCheck) == 0 && hasSelfCheckPair(c) {
 		p("Self-check passed: variants with the same toolchain and knobs show no significant difference")
 		if minSamples(c) < 6 {
 			p(" (but with fewer than 6 runs per variant the check is weak)")
