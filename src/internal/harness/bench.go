@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/schedlab/schedlab/src/internal/series"
 )
 
 // File names inside a results folder.
@@ -287,7 +287,7 @@ func (b *bench) build(ctx context.Context) {
 				b.fail("build of %s with toolchain %s (%s): %v", p.Import, spec, tc.Version, bp.err)
 				continue
 			}
-			sum, err := fileSHA256(bp.bin)
+			sum, err := series.SHA256File(bp.bin)
 			if err == nil {
 				for i := range b.meta.Variants {
 					if b.meta.Variants[i].Toolchain == spec {
@@ -343,7 +343,7 @@ func (b *bench) buildPkg(ctx context.Context, tc *Toolchain, p *Pkg) *builtPkg {
 func (b *bench) goCmd(ctx context.Context, tc *Toolchain, dir string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, tc.GoCmd(), args...)
 	cmd.Dir = dir
-	cmd.Env = tc.Env(os.Environ())
+	cmd.Env = tc.Env()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -419,7 +419,7 @@ func (b *bench) runOne(ctx context.Context, s Slot, t Target, v Variant) {
 	defer cancel()
 	cmd := exec.CommandContext(rctx, bp.bin, args...)
 	cmd.Dir = bp.dir
-	env := tc.Env(os.Environ())
+	env := tc.Env()
 	env = append(env, "PATH="+filepath.Join(tc.GOROOT, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
 	if v.GODEBUG != "" {
 		env = append(env, "GODEBUG="+v.GODEBUG)
@@ -571,19 +571,6 @@ func contention(before, after cpuStat, cpu, wall time.Duration) (others, steal f
 		others = float64(runtime.NumCPU())
 	}
 	return others, steal
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func sanitize(s string) string {

@@ -6,14 +6,13 @@ package harness
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
+
+	"github.com/schedlab/schedlab/src/internal/series"
 )
 
 // ModulePath is the module path of the schedlab repository.
@@ -53,46 +52,21 @@ func modulePathOf(gomod []byte) string {
 	return ""
 }
 
-// SeriesHash is the identity of the patch series in dir: sha256 over
-// dir/*.patch in sorted order, hashing for each file its base name, a
-// space, its length in decimal, a newline and its content; the first 12
-// hex digits. An empty or missing directory hashes the empty input.
-func SeriesHash(dir string) (string, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.patch"))
-	if err != nil {
-		return "", err
-	}
-	sort.Strings(files)
-	h := sha256.New()
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return "", err
-		}
-		fmt.Fprintf(h, "%s %d\n", filepath.Base(f), len(data))
-		h.Write(data)
-	}
-	return hex.EncodeToString(h.Sum(nil))[:12], nil
-}
+// SeriesHash is the identity of the patch series in dir (see
+// series.HashPatches; the toolchain build uses the same definition).
+func SeriesHash(dir string) (string, error) { return series.HashPatches(dir) }
 
-// ReadUpstream returns the version line of an UPSTREAM file
-// ("version go1.27.3"); lines starting with # are comments.
+// ReadUpstream returns the pinned release of an UPSTREAM file.
 func ReadUpstream(path string) (string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return "", err
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		f := strings.Fields(line)
-		if len(f) == 2 && f[0] == "version" {
-			return f[1], nil
-		}
+	pin, err := series.ParsePin(data)
+	if err != nil {
+		return "", fmt.Errorf("%s: %v", path, err)
 	}
-	return "", fmt.Errorf("%s: no \"version goX.Y.Z\" line", path)
+	return pin.Version, nil
 }
 
 // Machine describes the machine a run happened on.

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/schedlab/schedlab/src/internal/series"
 )
 
 // A Toolchain is a resolved Go installation.
@@ -24,32 +26,18 @@ func (t *Toolchain) GoCmd() string { return filepath.Join(t.GOROOT, "bin", "go")
 // command removed, and GOROOT and GOTOOLCHAIN=local set, so the command
 // really is this toolchain (a leftover GOTOOLCHAIN=go1.27.3 would silently
 // run stock).
-func (t *Toolchain) Env(base []string) []string {
-	return toolchainEnv(base, t.GOROOT)
-}
-
-func toolchainEnv(base []string, goroot string) []string {
-	var env []string
-	for _, kv := range base {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "GOROOT", "GOFLAGS", "GOTOOLCHAIN", "GODEBUG", "GOEXPERIMENT", "GOENV":
-			continue
-		}
-		env = append(env, kv)
-	}
-	env = append(env, "GOROOT="+goroot, "GOTOOLCHAIN=local", "GOFLAGS=-buildvcs=false")
-	return env
+func (t *Toolchain) Env() []string {
+	return append(series.ToolchainEnv(t.GOROOT), "GOFLAGS=-buildvcs=false")
 }
 
 // ResolveToolchain finds the GOROOT of spec and checks its go command.
-// upstream is the pinned release (e.g. go1.27.3), series the hash of
+// upstream is the pinned release (e.g. go1.27.3), seriesHash the hash of
 // patches/.
-func ResolveToolchain(root, spec, upstream, series string) (*Toolchain, error) {
+func ResolveToolchain(root, spec, upstream, seriesHash string) (*Toolchain, error) {
 	t := &Toolchain{Spec: spec}
 	switch spec {
 	case "stock":
-		dir, err := stockGOROOT(upstream)
+		dir, err := series.StockGOROOT(upstream)
 		if err != nil {
 			return nil, fmt.Errorf("toolchain stock (%s): %v", upstream, err)
 		}
@@ -70,7 +58,7 @@ func ResolveToolchain(root, spec, upstream, series string) (*Toolchain, error) {
 		}
 	}
 	cmd := exec.Command(t.GoCmd(), "env", "GOVERSION")
-	cmd.Env = t.Env(os.Environ())
+	cmd.Env = t.Env()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -86,32 +74,7 @@ func ResolveToolchain(root, spec, upstream, series string) (*Toolchain, error) {
 	}
 	t.Series = "none"
 	if strings.Contains(t.Version, "schedlab") {
-		t.Series = series
+		t.Series = seriesHash
 	}
 	return t, nil
-}
-
-// stockGOROOT asks the go command on PATH for the GOROOT of the release
-// version, which it downloads through the module proxy if needed.
-func stockGOROOT(version string) (string, error) {
-	gocmd, err := exec.LookPath("go")
-	if err != nil {
-		return "", fmt.Errorf("no go command on PATH")
-	}
-	cmd := exec.Command(gocmd, "env", "GOROOT")
-	env := toolchainEnv(os.Environ(), "")
-	env = env[:len(env)-3]
-	cmd.Env = append(env, "GOTOOLCHAIN="+version)
-	cmd.Dir = os.TempDir() // away from any go.mod asking for something else
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("GOTOOLCHAIN=%s go env GOROOT: %v\n%s", version, err, stderr.String())
-	}
-	dir := firstLine(out)
-	if _, err := os.Stat(filepath.Join(dir, "bin", "go")); err != nil {
-		return "", fmt.Errorf("GOTOOLCHAIN=%s go env GOROOT gave %q, which has no bin/go", version, dir)
-	}
-	return dir, nil
 }

@@ -139,7 +139,8 @@ func reproFiles() []string {
 	}
 }
 
-func sha256File(path string) (string, error) {
+// SHA256File returns the hex sha256 of a file.
+func SHA256File(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
@@ -175,11 +176,11 @@ func (s *Series) VerifyRepro(dir string) error {
 	}
 	bad := 0
 	for _, f := range reproFiles() {
-		a, err := sha256File(filepath.Join(stock, f))
+		a, err := SHA256File(filepath.Join(stock, f))
 		if err != nil {
 			return err
 		}
-		b, err := sha256File(filepath.Join(dir, f))
+		b, err := SHA256File(filepath.Join(dir, f))
 		if err != nil {
 			return err
 		}

@@ -95,6 +95,7 @@ func StockGOROOT(version string) (string, error) {
 	}
 	cmd := exec.Command(gocmd, "env", "GOROOT")
 	cmd.Env = append(cleanGoEnv(os.Environ()), "GOTOOLCHAIN="+version)
+	cmd.Dir = os.TempDir() // away from any go.mod or go.work asking for something else
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -135,7 +136,7 @@ func cleanGoEnv(env []string) []string {
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
-		case "GOROOT", "GOTOOLCHAIN", "GOFLAGS", "GOEXPERIMENT", "GOOS", "GOARCH", "GO111MODULE", "GOWORK":
+		case "GOROOT", "GOTOOLCHAIN", "GOFLAGS", "GODEBUG", "GOENV", "GOEXPERIMENT", "GOOS", "GOARCH", "GO111MODULE", "GOWORK":
 			continue
 		}
 		out = append(out, kv)

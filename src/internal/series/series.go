@@ -519,12 +519,19 @@ func (s *Series) InputsHash() (string, error) {
 }
 
 // SeriesHash is a short hash of patches/ alone, for result metadata.
-func (s *Series) SeriesHash() (string, error) {
+func (s *Series) SeriesHash() (string, error) { return HashPatches(s.Patches) }
+
+// HashPatches identifies the series in dir: sha256 over dir/*.patch in
+// sorted order, hashing for each file its base name, a space, its length
+// in decimal, a newline and its content; the first 12 hex digits. An empty
+// or missing directory hashes the empty input.
+func HashPatches(dir string) (string, error) {
 	h := sha256.New()
-	patches, err := s.PatchFiles()
+	patches, err := filepath.Glob(filepath.Join(dir, "*.patch"))
 	if err != nil {
 		return "", err
 	}
+	sort.Strings(patches)
 	for _, p := range patches {
 		data, err := os.ReadFile(p)
 		if err != nil {
