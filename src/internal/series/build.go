@@ -69,6 +69,12 @@ func (s *Series) Build(force bool) error {
 	if err := stampVersion(filepath.Join(s.GOROOT, "VERSION"), version); err != nil {
 		return err
 	}
+	// Hide the stamp (and the zbootstrap.go make.bash derives from it)
+	// from git, so a developer's "git commit -a" in toolchain/goroot cannot
+	// fold it into a patch. Apply undoes this before resetting the tree.
+	if _, err := s.git().run(append([]string{"update-index", "--skip-worktree", "--"}, stampFiles...)...); err != nil {
+		return err
+	}
 	os.Remove(s.builtRecord())
 	if err := makeBash(s.GOROOT, stock, s.Out); err != nil {
 		return err

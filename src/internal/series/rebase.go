@@ -41,6 +41,7 @@ func (s *Series) Rebase(version string) error {
 			return err
 		}
 		s.printf("rebase: committing %s as the new base in %s\n", version, s.GOROOT)
+		g.run(append([]string{"update-index", "--no-skip-worktree", "--"}, stampFiles...)...)
 		if _, err := g.run("checkout", "-q", "-f", "--orphan", "rebase-"+version); err != nil {
 			return err
 		}

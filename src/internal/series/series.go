@@ -358,6 +358,7 @@ func (s *Series) Apply(force bool) error {
 		return err
 	}
 	g := s.git()
+	g.run(append([]string{"update-index", "--no-skip-worktree", "--"}, stampFiles...)...)
 	if _, err := g.run("checkout", "-q", "-f", "-B", "schedlab", UpstreamTag); err != nil {
 		return err
 	}
