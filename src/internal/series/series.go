@@ -495,28 +495,11 @@ func (s *Series) Extract() error {
 // InputsHash identifies everything the built toolchain depends on: the pin,
 // the fork revision and the series.
 func (s *Series) InputsHash() (string, error) {
-	h := sha256.New()
-	for _, f := range []string{s.Pin, s.Rev} {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return "", err
-		}
-		fmt.Fprintf(h, "%s %d\n", filepath.Base(f), len(data))
-		h.Write(data)
-	}
 	patches, err := s.PatchFiles()
 	if err != nil {
 		return "", err
 	}
-	for _, p := range patches {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return "", err
-		}
-		fmt.Fprintf(h, "%s %d\n", filepath.Base(p), len(data))
-		h.Write(data)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hashFiles(append([]string{s.Pin, s.Rev}, patches...))
 }
 
 // SeriesHash is a short hash of patches/ alone, for result metadata.
@@ -527,19 +510,30 @@ func (s *Series) SeriesHash() (string, error) { return HashPatches(s.Patches) }
 // in decimal, a newline and its content; the first 12 hex digits. An empty
 // or missing directory hashes the empty input.
 func HashPatches(dir string) (string, error) {
-	h := sha256.New()
 	patches, err := filepath.Glob(filepath.Join(dir, "*.patch"))
 	if err != nil {
 		return "", err
 	}
 	sort.Strings(patches)
-	for _, p := range patches {
-		data, err := os.ReadFile(p)
+	sum, err := hashFiles(patches)
+	if err != nil {
+		return "", err
+	}
+	return sum[:12], nil
+}
+
+// hashFiles returns the hex sha256 over files in the given order, hashing
+// for each its base name, a space, its length in decimal, a newline and its
+// content.
+func hashFiles(files []string) (string, error) {
+	h := sha256.New()
+	for _, f := range files {
+		data, err := os.ReadFile(f)
 		if err != nil {
 			return "", err
 		}
-		fmt.Fprintf(h, "%s %d\n", filepath.Base(p), len(data))
+		fmt.Fprintf(h, "%s %d\n", filepath.Base(f), len(data))
 		h.Write(data)
 	}
-	return hex.EncodeToString(h.Sum(nil))[:12], nil
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
