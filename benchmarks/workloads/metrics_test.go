@@ -6,6 +6,7 @@ import (
 	"runtime/metrics"
 	"slices"
 	"sort"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,15 +15,17 @@ import (
 
 // Scheduler metrics exported by the patched runtime (cumulative uint64).
 const (
+	mStealAttempts   = "/sched/steal/attempts:events"
 	mStealGoroutines = "/sched/steal/goroutines:goroutines"
 	mStealOps        = "/sched/steal/operations:events"
+	mStealRunnext    = "/sched/steal/runnext:goroutines"
 	mStealLocal      = "/sched/steal/local-node:goroutines"
 	mStealRemote     = "/sched/steal/remote-node:goroutines"
 	mSysmonWakeups   = "/sched/sysmon/wakeups:events"
 	mSysmonPreempts  = "/sched/sysmon/preemptions:events"
 )
 
-var schedMetricNames = []string{mStealGoroutines, mStealOps, mStealLocal, mStealRemote, mSysmonWakeups, mSysmonPreempts}
+var schedMetricNames = []string{mStealAttempts, mStealGoroutines, mStealOps, mStealRunnext, mStealLocal, mStealRemote, mSysmonWakeups, mSysmonPreempts}
 
 // available is the subset of schedMetricNames this runtime exports (none
 // on a stock runtime).
@@ -38,17 +41,29 @@ var available = func() map[string]bool {
 
 func TestMain(m *testing.M) {
 	// Unit metadata for benchstat; printed before any benchmark line.
-	for _, u := range []string{"req/s"} {
+	for _, u := range []string{"req/s", "hog-iters/s"} {
 		fmt.Printf("Unit %s better=higher\n", u)
 	}
 	os.Exit(m.Run())
 }
 
-// probe reports scheduler metrics and hardware counters for a benchmark.
+// probe reports scheduler metrics, process CPU time and hardware
+// counters for a benchmark.
 type probe struct {
 	b       *testing.B
 	samples []metrics.Sample
 	base    map[string]uint64
+	wall    time.Time
+	cpu     time.Duration
+}
+
+// processCPU returns the user plus system CPU time of the process so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // start begins measuring; call stop after the timed loop.
@@ -60,6 +75,7 @@ func start(b *testing.B) *probe {
 	p.base = p.read()
 	perfbench.Open(b) // omits its units where there is no PMU
 	b.ResetTimer()
+	p.wall, p.cpu = time.Now(), processCPU()
 	return p
 }
 
@@ -79,7 +95,13 @@ func (p *probe) read() map[string]uint64 {
 
 func (p *probe) stop() {
 	p.b.StopTimer()
-	if len(p.samples) == 0 || p.b.N == 0 {
+	wall, cpu := time.Since(p.wall), processCPU()-p.cpu
+	if p.b.N == 0 {
+		return
+	}
+	n := float64(p.b.N)
+	p.b.ReportMetric(float64(cpu.Nanoseconds())/n, "cpu-ns/op")
+	if len(p.samples) == 0 {
 		return
 	}
 	now := p.read()
@@ -88,12 +110,25 @@ func (p *probe) stop() {
 		z, ok2 := now[name]
 		return float64(z - a), ok1 && ok2
 	}
-	n := float64(p.b.N)
-	if v, ok := d(mStealGoroutines); ok {
-		p.b.ReportMetric(v/n, "steals/op")
+	g, okG := d(mStealGoroutines)
+	ops, okO := d(mStealOps)
+	if okG {
+		p.b.ReportMetric(g/n, "steals/op")
 	}
-	if v, ok := d(mStealOps); ok {
-		p.b.ReportMetric(v/n, "steal-ops/op")
+	if okO {
+		p.b.ReportMetric(ops/n, "steal-ops/op")
+	}
+	// The shape of stealing: how many victims a thief probes per
+	// successful steal, how many goroutines one steal moves, and how
+	// many of them came from a victim's runnext slot.
+	if a, ok := d(mStealAttempts); ok && okO && ops > 0 {
+		p.b.ReportMetric(a/ops, "attempts/steal")
+	}
+	if okG && okO && ops > 0 {
+		p.b.ReportMetric(g/ops, "goroutines/steal")
+	}
+	if rn, ok := d(mStealRunnext); ok && okG && g > 0 {
+		p.b.ReportMetric(rn/g, "runnext-share")
 	}
 	l, ok1 := d(mStealLocal)
 	r, ok2 := d(mStealRemote)
@@ -102,6 +137,7 @@ func (p *probe) stop() {
 	}
 	if v, ok := d(mSysmonWakeups); ok {
 		p.b.ReportMetric(v/n, "sysmon-wakeups/op")
+		p.b.ReportMetric(v/wall.Seconds(), "sysmon-wakeups/s")
 	}
 	if v, ok := d(mSysmonPreempts); ok {
 		p.b.ReportMetric(v/n, "sysmon-preemptions/op")

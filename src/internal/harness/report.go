@@ -15,6 +15,7 @@ const (
 	BenchstatFile = "benchstat.txt"
 	CSVFile       = "results.csv"
 	ReadmeFile    = "README.md"
+	FindingsFile  = "FINDINGS.md" // optional, hand-written; quoted at the top of the README
 	PlotsDir      = "plots"
 )
 
@@ -76,14 +77,21 @@ func Report(dir string) (*ReportResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plots: %v", err)
 	}
-	readme := renderReadme(meta, res)
+	findings, err := os.ReadFile(filepath.Join(dir, FindingsFile))
+	if err != nil && !os.IsNotExist(err) {
+		return nil, err
+	}
+	readme := renderReadme(meta, res, string(findings))
 	if err := os.WriteFile(filepath.Join(dir, ReadmeFile), []byte(readme), 0o644); err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
-func renderReadme(meta *Metadata, res *ReportResult) string {
+// renderReadme writes the README of a results folder. findings, the
+// contents of FindingsFile, is what a person concluded from the run; it
+// goes first, under its own heading, and survives a regenerated report.
+func renderReadme(meta *Metadata, res *ReportResult, findings string) string {
 	c := res.Comparison
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
@@ -94,6 +102,9 @@ func renderReadme(meta *Metadata, res *ReportResult) string {
 	p("# %s\n\n", title)
 	p("Written by `schedlab report`; the raw data is `%s` (Go benchmark format, one block per run with its `variant:`, `toolchain:`, `godebug:`, `series:` … lines), ", RawFile)
 	p("so `benchstat -col variant %s` reproduces the tables.\n\n", RawFile)
+	if f := strings.TrimSpace(findings); f != "" {
+		p("## Findings\n\n%s\n\n(From `%s`, written by hand after the run.)\n\n", f, FindingsFile)
+	}
 
 	p("## What ran\n\n")
 	if meta.Command != "" {

@@ -64,3 +64,32 @@ func TestReportNotAFolder(t *testing.T) {
 		t.Errorf("Report(empty dir) = %v", err)
 	}
 }
+
+// TestReportFindings checks that hand-written findings head the README
+// and survive a second report.
+func TestReportFindings(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{RawFile, MetadataFile} {
+		data, err := os.ReadFile(filepath.Join("testdata", "report", "in", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, f), data, 0o644)
+	}
+	const found = "The patched runtime costs nothing measurable here."
+	os.WriteFile(filepath.Join(dir, FindingsFile), []byte(found+"\n"), 0o644)
+	for range 2 {
+		if _, err := Report(dir); err != nil {
+			t.Fatal(err)
+		}
+		readme, err := os.ReadFile(filepath.Join(dir, ReadmeFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(readme)
+		i, j := strings.Index(s, "## Findings\n\n"+found), strings.Index(s, "## What ran")
+		if i < 0 || j < 0 || i > j {
+			t.Fatalf("README does not start with the findings:\n%s", s)
+		}
+	}
+}
