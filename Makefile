@@ -18,7 +18,7 @@ FORCE ?= 0
 export FORCE
 
 .PHONY: all harness main toolchain apply extract rebase check verify-repro env test test-tools \
-	test-toolchain test-runtime test-long bench clean tools
+	test-toolchain test-runtime test-long bench study clean tools
 
 all: toolchain main
 
@@ -60,6 +60,10 @@ main: harness
 
 bench: toolchain harness
 	@scripts/bench.sh
+
+# One of the five studies in results/: STUDY=cost|timeslice|sysmontick|numa|steal.
+study: toolchain harness
+	@scripts/study.sh $(STUDY)
 
 test: test-tools toolchain check verify-repro test-toolchain test-runtime
 

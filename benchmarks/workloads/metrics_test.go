@@ -41,7 +41,7 @@ var available = func() map[string]bool {
 
 func TestMain(m *testing.M) {
 	// Unit metadata for benchstat; printed before any benchmark line.
-	for _, u := range []string{"req/s", "hog-iters/s"} {
+	for _, u := range []string{"req/s", "hog-iters/s", "local-steal-share"} {
 		fmt.Printf("Unit %s better=higher\n", u)
 	}
 	os.Exit(m.Run())

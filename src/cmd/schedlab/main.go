@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -101,17 +102,18 @@ func defaultOut(root, suite string) string {
 }
 
 type benchFlags struct {
-	suite, bench, benchtime, out string
-	count                        int
-	timeout                      time.Duration
-	variants                     listFlag
-	noReport                     bool
+	suite, bench, benchtime, cpu, out string
+	count                             int
+	timeout                           time.Duration
+	variants                          listFlag
+	noReport                          bool
 }
 
 func (f *benchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.suite, "suite", "quick", "suite to run: "+strings.Join(harness.SuiteNames, ", "))
 	fs.StringVar(&f.bench, "bench", "", "run only the suite's benchmarks whose name matches this regexp")
 	fs.StringVar(&f.benchtime, "benchtime", "", "override every benchmark's -test.benchtime (e.g. 500ms, 100x)")
+	fs.StringVar(&f.cpu, "cpu", "", "GOMAXPROCS for every benchmark, passed as -test.cpu (e.g. 8); default: the machine's")
 	fs.StringVar(&f.out, "out", "", "results folder (default results/<date>-<host>-<suite>/)")
 	fs.IntVar(&f.count, "count", 10, "rounds: runs of every benchmark per variant")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "time limit of one run of one benchmark")
@@ -122,6 +124,11 @@ func runBench(ctx context.Context, f *benchFlags, variants []harness.Variant, sw
 	r, err := root()
 	if err != nil {
 		return err
+	}
+	for c := range strings.SplitSeq(f.cpu, ",") {
+		if n, err := strconv.Atoi(c); f.cpu != "" && (err != nil || n < 1) {
+			return fmt.Errorf("-cpu %q: want a comma-separated list of GOMAXPROCS values >= 1", f.cpu)
+		}
 	}
 	suite, err := harness.LoadSuite(r, f.suite)
 	if err != nil {
@@ -144,7 +151,7 @@ func runBench(ctx context.Context, f *benchFlags, variants []harness.Variant, sw
 	}
 	_, berr := harness.Bench(ctx, harness.BenchOptions{
 		Root: r, Suite: suite, Variants: variants, Count: f.count, Benchtime: f.benchtime,
-		Timeout: f.timeout, Out: out, Command: "schedlab " + strings.Join(os.Args[1:], " "),
+		CPU: f.cpu, Timeout: f.timeout, Out: out, Command: "schedlab " + strings.Join(os.Args[1:], " "),
 		Stderr: os.Stderr, Sweep: sweep,
 	})
 	if berr != nil && !errors.Is(berr, harness.ErrFailures) && !errors.Is(berr, context.Canceled) {

@@ -36,6 +36,7 @@ type BenchOptions struct {
 	Variants  []Variant
 	Count     int           // rounds
 	Benchtime string        // default -test.benchtime for targets without their own
+	CPU       string        // -test.cpu: GOMAXPROCS of every benchmark, "" = the machine's
 	Timeout   time.Duration // per run
 	Out       string        // results folder
 	Command   string        // the command line, for the record
@@ -63,6 +64,7 @@ type Metadata struct {
 	Suite     string        `json:"suite"`
 	Count     int           `json:"count"`
 	Benchtime string        `json:"benchtime"`
+	CPU       string        `json:"cpu,omitempty"`
 	Timeout   string        `json:"timeout"`
 	Started   time.Time     `json:"started"`
 	Finished  time.Time     `json:"finished"`
@@ -169,7 +171,7 @@ func Bench(ctx context.Context, opt BenchOptions) (*Metadata, error) {
 	}
 	m := ProbeMachine()
 	b.meta = &Metadata{
-		Command: opt.Command, Suite: opt.Suite.Name, Count: opt.Count, Benchtime: opt.Benchtime,
+		Command: opt.Command, Suite: opt.Suite.Name, Count: opt.Count, Benchtime: opt.Benchtime, CPU: opt.CPU,
 		Timeout: opt.Timeout.String(), Started: time.Now().UTC().Truncate(time.Second),
 		Machine: m, Upstream: upstream, Series: series, Notes: notes, Sweep: opt.Sweep,
 	}
@@ -414,6 +416,9 @@ func (b *bench) runOne(ctx context.Context, s Slot, t Target, v Variant) {
 		"-test.timeout=" + (timeout + 30*time.Second).String()}
 	if benchtime != "" {
 		args = append(args, "-test.benchtime="+benchtime)
+	}
+	if b.opt.CPU != "" {
+		args = append(args, "-test.cpu="+b.opt.CPU)
 	}
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

@@ -114,6 +114,9 @@ func renderReadme(meta *Metadata, res *ReportResult, findings string) string {
 	if meta.Benchtime != "" {
 		p(", benchtime %s", meta.Benchtime)
 	}
+	if meta.CPU != "" {
+		p(", GOMAXPROCS %s (-test.cpu)", meta.CPU)
+	}
 	p(", timeout %s per run\n", meta.Timeout)
 	p("- Started %s, finished %s", meta.Started.Format("2006-01-02 15:04:05 UTC"), meta.Finished.Format("2006-01-02 15:04:05 UTC"))
 	if !meta.Complete {

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# make study STUDY=<name>: one of the five studies behind docs/design and
+# the README's results, each into results/<date>-<host>-<name>/. The
+# same command runs unchanged on any Linux machine; only the NUMA study
+# adapts, simulating two nodes (numafake=2) where the machine has one.
+# COUNT (default 10) and BENCHTIME override the run size; BENCHTIME
+# defaults to 400x (wake-ups) for the latency sweeps, which need many
+# samples per run for a p99.9, and to 200ms for the rest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+study=${1:?usage: study.sh cost|timeslice|sysmontick|numa|steal}
+count=${COUNT:-10}
+case $study in
+timeslice | sysmontick) benchtime=${BENCHTIME:-400x} ;;
+*) benchtime=${BENCHTIME:-200ms} ;;
+esac
+prefix=results/$(date -u +%Y-%m-%d)-$(hostname -s)
+run=(-count "$count" -benchtime "$benchtime" -noreport)
+
+bench() { # bench <out> <schedlab bench flags...>
+	local out=$1
+	shift
+	.bin/schedlab bench "${run[@]}" -out "$out" "$@"
+	.bin/schedlab report "$out"
+	echo "results folder: $out"
+}
+
+sweep() { # sweep <out> <schedlab sweep flags...>
+	local out=$1
+	shift
+	.bin/schedlab sweep "${run[@]}" -out "$out" "$@"
+	.bin/schedlab report "$out"
+	echo "results folder: $out"
+}
+
+case $study in
+cost)
+	# Stock vs patched with no knobs: the price of carrying the series.
+	for suite in sched workloads external; do
+		bench "$prefix-cost-$suite" -suite "$suite" -variant stock -variant patched
+	done
+	;;
+timeslice)
+	# Tail wake-to-run delay and hog throughput against the time slice.
+	sweep "$prefix-timeslice" -suite workloads -bench 'LatencyProbe' \
+		-knob timeslice=500,1000,2000,5000,10000 -variant stock \
+		-metric 'p99-wake-ns,p99.9-wake-ns,hog-iters/s'
+	;;
+sysmontick)
+	# sysmon's own cost (wake-ups per second, process CPU) against tail
+	# latency, over its minimum tick; sysmonmaxtick keeps its default
+	# unless the tick exceeds it, in which case the tick wins.
+	sweep "$prefix-sysmontick" -suite workloads -bench 'LatencyProbe|BurstyProducer|TimerStorm' \
+		-knob sysmontick=20,100,500,2000,10000 -variant stock \
+		-metric 'sysmon-wakeups/s,cpu-ns/op,p99-wake-ns'
+	;;
+numa)
+	# On a one-node machine, simulate two nodes at GOMAXPROCS=8 (4 Ps a
+	# node, so that node-local steals are possible); on a real NUMA
+	# machine use its topology and all its CPUs. CPU overrides GOMAXPROCS.
+	nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
+	numa=numa=1
+	cpu=${CPU:-}
+	if [ "$nodes" -lt 2 ]; then
+		numa=numa=1,numafake=2 # simulation: one real node
+		cpu=${CPU:-8}
+	fi
+	bench "$prefix-numa" -suite workloads -bench 'ForkJoinTree|BurstyProducer|ChanPipeline|ParallelAlloc|LatencyProbe' \
+		${cpu:+-cpu "$cpu"} \
+		-variant stock \
+		-variant "random=patched:$numa,numasteal=0" \
+		-variant "bind0=patched:$numa" \
+		-variant "bind1=patched:$numa,numabind=1" \
+		-variant "bind2=patched:$numa,numabind=2"
+	;;
+steal)
+	# Upstream's scheduling decisions (no knobs), seen through the counters.
+	bench "$prefix-steal" -suite workloads -variant patched
+	;;
+*)
+	echo "study.sh: unknown study $study (want cost, timeslice, sysmontick, numa or steal)" >&2
+	exit 2
+	;;
+esac
