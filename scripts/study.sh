@@ -44,15 +44,23 @@ timeslice)
 	# Tail wake-to-run delay and hog throughput against the time slice.
 	sweep "$prefix-timeslice" -suite workloads -bench 'LatencyProbe' \
 		-knob timeslice=500,1000,2000,5000,10000 -variant stock \
-		-metric 'p99-wake-ns,p99.9-wake-ns,hog-iters/s'
+		-metric 'p99-wake-ns,p99.9-wake-ns,hog-iters/s' \
+		-tradeoff 'hog-iters/s:p99-wake-ns,hog-iters/s:p99.9-wake-ns'
 	;;
 sysmontick)
 	# sysmon's own cost (wake-ups per second, process CPU) against tail
-	# latency, over its minimum tick; sysmonmaxtick keeps its default
-	# unless the tick exceeds it, in which case the tick wins.
+	# latency, over its minimum tick (sysmonmaxtick keeps its default
+	# unless the tick exceeds it, in which case the tick wins) ...
 	sweep "$prefix-sysmontick" -suite workloads -bench 'LatencyProbe|BurstyProducer|TimerStorm' \
 		-knob sysmontick=20,100,500,2000,10000 -variant stock \
-		-metric 'sysmon-wakeups/s,cpu-ns/op,p99-wake-ns'
+		-metric 'sysmon-wakeups/s,cpu-ns/op,p99-wake-ns' \
+		-tradeoff 'sysmon-wakeups/s:p99-wake-ns,cpu-ns/op:p99-wake-ns'
+	# ... and over its maximum sleep, which sets the preemption period of
+	# a CPU-bound program (sysmon backs off to it while Ps stay busy).
+	sweep "$prefix-sysmonmaxtick" -suite workloads -bench 'LatencyProbe|BurstyProducer|TimerStorm' \
+		-knob sysmonmaxtick=1000,2000,5000,10000,20000 -variant stock \
+		-metric 'sysmon-wakeups/s,cpu-ns/op,p99-wake-ns,hog-iters/s' \
+		-tradeoff 'sysmon-wakeups/s:p99-wake-ns,hog-iters/s:p99-wake-ns'
 	;;
 numa)
 	# On a one-node machine, simulate two nodes at GOMAXPROCS=8 (4 Ps a

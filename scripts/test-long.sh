@@ -2,6 +2,7 @@
 # make test-long: the longer reliability checks, not in CI (about 1-2 hours
 # on 2 cores). Each step prints its name; the first failure stops the run.
 #   LONG_STEPS   which steps (default: dist lockrank race stress)
+#   LONG_MODES   which GODEBUG modes (default: default numa slice all)
 #   STRESS_TIME  how long the knob stress runs (default 10m)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,12 +10,19 @@ root=$PWD
 goroot=$root/toolchain/goroot
 export GOROOT=$goroot GOTOOLCHAIN=local PATH=$goroot/bin:$PATH
 unset GOFLAGS GODEBUG
-modes=(
-	""
-	"numa=1,numafake=2,numabind=1"
-	"timeslice=1000,sysmontick=50,sysmonmaxtick=2000"
-	"numa=1,numafake=2,numabind=1,timeslice=1000,sysmontick=50,sysmonmaxtick=2000"
+# The modes of the CI matrix (scripts/test-runtime.sh); LONG_MODES picks
+# some of them by name (default: all four).
+declare -A mode_godebug=(
+	[default]=""
+	[numa]="numa=1,numafake=2,numabind=1"
+	[slice]="timeslice=1000,sysmontick=50,sysmonmaxtick=2000"
+	[all]="numa=1,numafake=2,numabind=1,timeslice=1000,sysmontick=50,sysmonmaxtick=2000"
 )
+modes=()
+for name in ${LONG_MODES:-default numa slice all}; do
+	[ -n "${mode_godebug[$name]+set}" ] || { echo "test-long: unknown mode $name (want default, numa, slice or all)" >&2; exit 2; }
+	modes+=("${mode_godebug[$name]}")
+done
 sched_tests='Sched|Steal|Preempt|NUMA|Sysmon|Timeslice|GoroutineParallelism|LockOSThread|ReadMetrics|StopTheWorld|GCFairness|TimerFairness'
 
 step() { echo; echo "=== test-long: $*"; }
@@ -28,7 +36,7 @@ dist)
 	for m in "${modes[@]}"; do
 		step "dist test (GODEBUG=$m)"
 		(cd "$goroot/src" && GODEBUG=$m go tool dist test -run \
-			'^(go_test:runtime|go_test:runtime/metrics|go_test:sync|go_test:time|go_test:internal/trace|runtime:cpu124)$')
+			'^(runtime|runtime/metrics|sync|time|internal/trace|runtime:cpu[124])$')
 	done
 	;;
 lockrank)

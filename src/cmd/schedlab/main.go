@@ -192,10 +192,15 @@ func cmdSweep(ctx context.Context, args []string) error {
 	tc := fs.String("toolchain", "patched", "toolchain of the swept variants: stock, patched or a GOROOT path")
 	godebug := fs.String("godebug", "", "further GODEBUG settings for every swept variant")
 	metrics := fs.String("metric", "sec/op", "comma-separated metrics (units) to plot against the knob, e.g. sec/op,p99-wake-ns")
+	tradeoffs := fs.String("tradeoff", "", "comma-separated x:y metric pairs to plot against each other, one point per variant (e.g. sysmon-wakeups/s:p99-wake-ns)")
 	fs.Var(&f.variants, "variant", "extra variants to run alongside, e.g. stock (repeat)")
 	fs.Parse(args)
 	if fs.NArg() > 0 {
 		return fmt.Errorf("sweep: unexpected arguments %q", fs.Args())
+	}
+	tos, err := harness.ParseTradeoffs(*tradeoffs)
+	if err != nil {
+		return err
 	}
 	name, values, err := harness.ParseKnobSweep(*knob)
 	if err != nil {
@@ -221,7 +226,7 @@ func cmdSweep(ctx context.Context, args []string) error {
 			ms = append(ms, m)
 		}
 	}
-	return runBench(ctx, &f, vs, &harness.SweepInfo{Knob: name, Values: values, Metrics: ms})
+	return runBench(ctx, &f, vs, &harness.SweepInfo{Knob: name, Values: values, Metrics: ms, Tradeoffs: tos})
 }
 
 func cmdCompare(args []string) error {
@@ -294,9 +299,19 @@ func report(dir string) error {
 
 func cmdReport(args []string) error {
 	fs := flag.NewFlagSet("report", flag.ExitOnError)
+	tradeoffs := fs.String("tradeoff", "", "for a sweep: set its x:y trade-off plots (comma-separated), kept in metadata.json")
 	fs.Parse(args)
 	if fs.NArg() != 1 {
 		return fmt.Errorf("report: give one results folder")
+	}
+	if *tradeoffs != "" {
+		tos, err := harness.ParseTradeoffs(*tradeoffs)
+		if err != nil {
+			return err
+		}
+		if err := harness.SetTradeoffs(fs.Arg(0), tos); err != nil {
+			return err
+		}
 	}
 	return report(fs.Arg(0))
 }

@@ -85,6 +85,10 @@ type SweepInfo struct {
 	Knob    string   `json:"knob"`
 	Values  []string `json:"values"`
 	Metrics []string `json:"metrics"`
+	// Tradeoffs are "x:y" pairs of metrics; each gets a plot of y
+	// against x with one point per variant, for every benchmark that
+	// reports both (e.g. sysmon-wakeups/s:p99-wake-ns).
+	Tradeoffs []string `json:"tradeoffs,omitempty"`
 }
 
 // ReadMetadata reads dir/metadata.json.

@@ -39,6 +39,11 @@ func writePlots(dir string, c *Comparison, meta *Metadata) ([]string, error) {
 			return nil, err
 		}
 		out = append(out, ps...)
+		ps, err = plotTradeoffs(dir, c, meta.Sweep)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ps...)
 	}
 	return out, nil
 }
@@ -138,6 +143,7 @@ func plotSweep(dir string, c *Comparison, s *SweepInfo) ([]string, error) {
 			p.Title.Text = fmt.Sprintf("%s: %s vs %s (median, 95%% CI)", r.Name, metric, s.Knob)
 			p.X.Label.Text = s.Knob
 			p.Y.Label.Text = metric
+			p.X.Tick.Marker, p.Y.Tick.Marker = preciseTicks{}, preciseTicks{}
 			line, points, err := plotter.NewLinePoints(pts.XYs)
 			if err != nil {
 				return nil, err
@@ -147,6 +153,21 @@ func plotSweep(dir string, c *Comparison, s *SweepInfo) ([]string, error) {
 				return nil, err
 			}
 			p.Add(plotter.NewGrid(), line, points, eb)
+			// Variants that are not a knob value (stock, say) are
+			// reference lines across the plot.
+			k := 0
+			for ci, col := range c.Cols {
+				if _, ok := xs[ci]; ok || r.Cells[ci] == nil {
+					continue
+				}
+				ref := plotter.NewFunction(func(float64) float64 { return r.Cells[ci].Summary.Center })
+				ref.Color = plotutil.Color(k + 1)
+				ref.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+				p.Add(ref)
+				p.Legend.Add(col, ref)
+				k++
+			}
+			p.Legend.Top = true
 			rel := filepath.Join(PlotsDir, "sweep-"+sanitize(strings.ReplaceAll(metric, "/", "-per-"))+"-"+sanitize(r.Name)+".svg")
 			if err := p.Save(400, 300, filepath.Join(dir, rel)); err != nil {
 				return nil, err
@@ -155,4 +176,80 @@ func plotSweep(dir string, c *Comparison, s *SweepInfo) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// plotTradeoffs writes, for each "x:y" pair of s.Tradeoffs and each
+// benchmark that reports both metrics, y against x with one labelled
+// point per variant: what a setting costs against what it buys.
+func plotTradeoffs(dir string, c *Comparison, s *SweepInfo) ([]string, error) {
+	var out []string
+	for _, pair := range s.Tradeoffs {
+		xm, ym, _ := strings.Cut(pair, ":")
+		_, xm = benchunit.Tidy(1, xm)
+		_, ym = benchunit.Tidy(1, ym)
+		xt, yt := c.Table(xm), c.Table(ym)
+		if xt == nil || yt == nil {
+			continue
+		}
+		for _, xr := range xt.Rows {
+			var yr *Row
+			for _, r := range yt.Rows {
+				if r.Name == xr.Name {
+					yr = r
+				}
+			}
+			if yr == nil {
+				continue
+			}
+			var xys plotter.XYs
+			var labels []string
+			for ci, col := range c.Cols {
+				if xr.Cells[ci] == nil || yr.Cells[ci] == nil {
+					continue
+				}
+				xys = append(xys, plotter.XY{X: xr.Cells[ci].Summary.Center, Y: yr.Cells[ci].Summary.Center})
+				labels = append(labels, strings.TrimPrefix(col, s.Knob+"="))
+			}
+			if len(xys) < 2 {
+				continue
+			}
+			p := plot.New()
+			p.Title.Text = fmt.Sprintf("%s: %s vs %s, by %s (medians)", xr.Name, ym, xm, s.Knob)
+			p.X.Label.Text = xm
+			p.Y.Label.Text = ym
+			p.X.Tick.Marker, p.Y.Tick.Marker = preciseTicks{}, preciseTicks{}
+			points, err := plotter.NewScatter(xys)
+			if err != nil {
+				return nil, err
+			}
+			lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
+			if err != nil {
+				return nil, err
+			}
+			for i := range lb.TextStyle {
+				lb.TextStyle[i].XAlign = 0.1
+			}
+			p.Add(plotter.NewGrid(), points, lb)
+			rel := filepath.Join(PlotsDir, "tradeoff-"+sanitize(strings.ReplaceAll(ym, "/", "-per-"))+"-vs-"+sanitize(strings.ReplaceAll(xm, "/", "-per-"))+"-"+sanitize(xr.Name)+".svg")
+			if err := p.Save(400, 300, filepath.Join(dir, rel)); err != nil {
+				return nil, err
+			}
+			out = append(out, rel)
+		}
+	}
+	return out, nil
+}
+
+// preciseTicks are gonum's default ticks labelled with four significant
+// digits, so that close values (1.4e+09, 1.5e+09) do not print alike.
+type preciseTicks struct{}
+
+func (preciseTicks) Ticks(min, max float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 4, 64)
+		}
+	}
+	return ts
 }

@@ -45,3 +45,32 @@ func SweepVariants(toolchain, knob string, values []string, extra string) ([]Var
 	}
 	return vs, nil
 }
+
+// ParseTradeoffs parses a comma-separated list of x:y metric pairs.
+func ParseTradeoffs(s string) ([]string, error) {
+	var tos []string
+	for _, t := range strings.Split(s, ",") {
+		if t = strings.TrimSpace(t); t == "" {
+			continue
+		}
+		if x, y, ok := strings.Cut(t, ":"); !ok || x == "" || y == "" {
+			return nil, fmt.Errorf("-tradeoff %q: want x-metric:y-metric pairs", s)
+		}
+		tos = append(tos, t)
+	}
+	return tos, nil
+}
+
+// SetTradeoffs records trade-off plots for the sweep in results folder
+// dir, for reports written from then on.
+func SetTradeoffs(dir string, tradeoffs []string) error {
+	meta, err := ReadMetadata(dir)
+	if err != nil {
+		return err
+	}
+	if meta.Sweep == nil {
+		return fmt.Errorf("%s is not a sweep: trade-off plots need one", dir)
+	}
+	meta.Sweep.Tradeoffs = tradeoffs
+	return meta.write(dir)
+}
