@@ -17,21 +17,15 @@ esac
 prefix=results/$(date -u +%Y-%m-%d)-$(hostname -s)
 run=(-count "$count" -benchtime "$benchtime" -noreport)
 
-bench() { # bench <out> <schedlab bench flags...>
-	local out=$1
-	shift
-	.bin/schedlab bench "${run[@]}" -out "$out" "$@"
+measure() { # measure bench|sweep <out> <flags of that schedlab command...>
+	local cmd=$1 out=$2
+	shift 2
+	.bin/schedlab "$cmd" "${run[@]}" -out "$out" "$@"
 	.bin/schedlab report "$out"
 	echo "results folder: $out"
 }
-
-sweep() { # sweep <out> <schedlab sweep flags...>
-	local out=$1
-	shift
-	.bin/schedlab sweep "${run[@]}" -out "$out" "$@"
-	.bin/schedlab report "$out"
-	echo "results folder: $out"
-}
+bench() { measure bench "$@"; }
+sweep() { measure sweep "$@"; }
 
 case $study in
 cost)

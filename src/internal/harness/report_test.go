@@ -13,10 +13,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// TestReportGolden runs Report on a fixed results folder
-// (testdata/report/in) and compares the text it writes with
-// testdata/report/golden.
-func TestReportGolden(t *testing.T) {
+// reportFixture copies the fixed results folder testdata/report/in to a
+// temporary directory and returns it.
+func reportFixture(t *testing.T) string {
 	dir := t.TempDir()
 	for _, f := range []string{RawFile, MetadataFile} {
 		data, err := os.ReadFile(filepath.Join("testdata", "report", "in", f))
@@ -25,6 +24,14 @@ func TestReportGolden(t *testing.T) {
 		}
 		os.WriteFile(filepath.Join(dir, f), data, 0o644)
 	}
+	return dir
+}
+
+// TestReportGolden runs Report on a fixed results folder
+// (testdata/report/in) and compares the text it writes with
+// testdata/report/golden.
+func TestReportGolden(t *testing.T) {
+	dir := reportFixture(t)
 	res, err := Report(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -71,14 +78,7 @@ func TestReportNotAFolder(t *testing.T) {
 // TestReportFindings checks that hand-written findings head the README
 // and survive a second report.
 func TestReportFindings(t *testing.T) {
-	dir := t.TempDir()
-	for _, f := range []string{RawFile, MetadataFile} {
-		data, err := os.ReadFile(filepath.Join("testdata", "report", "in", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(filepath.Join(dir, f), data, 0o644)
-	}
+	dir := reportFixture(t)
 	const found = "The patched runtime costs nothing measurable here."
 	os.WriteFile(filepath.Join(dir, FindingsFile), []byte(found+"\n"), 0o644)
 	for range 2 {
