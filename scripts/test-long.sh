@@ -42,7 +42,11 @@ dist)
 lockrank)
 	for m in "${modes[@]}"; do
 		step "GOEXPERIMENT=staticlockranking runtime tests (GODEBUG=$m)"
-		GOEXPERIMENT=staticlockranking GODEBUG=$m go test -short -count=1 -timeout 40m runtime
+		# TestAtomicAlignment type-checks the runtime with go/packages,
+		# which fails when GOROOT lies inside this module; it runs on its
+		# own in GOPATH mode, as in the CI matrix (cmd/testmatrix).
+		GOEXPERIMENT=staticlockranking GODEBUG=$m go test -short -count=1 -timeout 40m -skip '^TestAtomicAlignment$' runtime
+		GOEXPERIMENT=staticlockranking GODEBUG=$m GO111MODULE=off go test -count=1 -run '^TestAtomicAlignment$' runtime
 	done
 	;;
 race)
