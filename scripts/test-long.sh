@@ -68,7 +68,9 @@ stress)
 		-o "$tmp/stress-" bash -c "exec $root/scripts/stress-knobs.sh $tmp/runtime.test -test.short -test.run '$sched_tests'") &
 	pid=$!
 	sleep "${STRESS_TIME:-10m}"
-	kill -INT $pid 2>/dev/null || true
+	# TERM, not INT: a background job of a non-interactive shell ignores
+	# SIGINT, so stress would never stop.
+	kill -TERM $pid 2>/dev/null || true
 	wait $pid || true
 	if ls "$tmp"/stress-* >/dev/null 2>&1; then
 		echo "stress failures (each output starts with its seed and GODEBUG):"
