@@ -35,7 +35,11 @@ dist)
 	# release tree does not ship, so only these named tests run.
 	for m in "${modes[@]}"; do
 		step "dist test (GODEBUG=$m)"
-		(cd "$goroot/src" && GODEBUG=$m go tool dist test -run \
+		# TestAtomicAlignment cannot type-check the runtime while GOROOT
+		# lies inside this module (see lockrank); GOFLAGS reaches the go
+		# test commands that dist runs, and the test runs in the lockrank
+		# step and in the CI matrix instead.
+		(cd "$goroot/src" && GOFLAGS='-skip=^TestAtomicAlignment$' GODEBUG=$m go tool dist test -run \
 			'^(runtime|runtime/metrics|sync|time|internal/trace|runtime:cpu[124])$')
 	done
 	;;
