@@ -30,17 +30,23 @@ step() { echo; echo "=== test-long: $*"; }
 for s in ${LONG_STEPS:-dist lockrank race stress}; do
 case $s in
 dist)
+	tmpd=$(mktemp -d)
 	# cmd/dist's own runtime tests (including runtime -cpu=1,2,4) for the
 	# scheduler-adjacent packages. The api check and ../test need files the
 	# release tree does not ship, so only these named tests run.
 	for m in "${modes[@]}"; do
 		step "dist test (GODEBUG=$m)"
-		# TestAtomicAlignment cannot type-check the runtime while GOROOT
-		# lies inside this module (see lockrank); GOFLAGS reaches the go
-		# test commands that dist runs, and the test runs in the lockrank
-		# step and in the CI matrix instead.
-		(cd "$goroot/src" && GOFLAGS='-skip=^TestAtomicAlignment$' GODEBUG=$m go tool dist test -run \
-			'^(runtime|runtime/metrics|sync|time|internal/trace|runtime:cpu[124])$')
+		# -k: the runtime package fails TestAtomicAlignment here, which
+		# cannot type-check the runtime while GOROOT lies inside this
+		# module (see lockrank, where it runs in GOPATH mode); keep going
+		# so the other tests run, and list the failures.
+		(cd "$goroot/src" && GODEBUG=$m go tool dist test -k -run \
+			'^(runtime|runtime/metrics|sync|time|internal/trace|runtime:cpu[124])$') 2>&1 | tee "$tmpd/dist.log" || true
+		if grep '^--- FAIL' "$tmpd/dist.log" | grep -v '^--- FAIL: TestAtomicAlignment ' ; then
+			echo "dist test (GODEBUG=$m): failures other than TestAtomicAlignment"
+			exit 1
+		fi
+		echo "dist test (GODEBUG=$m): $(grep -c '^ok ' "$tmpd/dist.log") packages or variants ok; only TestAtomicAlignment failed"
 	done
 	;;
 lockrank)
