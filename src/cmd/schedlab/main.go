@@ -125,9 +125,11 @@ func runBench(ctx context.Context, f *benchFlags, variants []harness.Variant, sw
 	if err != nil {
 		return err
 	}
-	for c := range strings.SplitSeq(f.cpu, ",") {
-		if n, err := strconv.Atoi(c); f.cpu != "" && (err != nil || n < 1) {
-			return fmt.Errorf("-cpu %q: want a comma-separated list of GOMAXPROCS values >= 1", f.cpu)
+	if f.cpu != "" {
+		for c := range strings.SplitSeq(f.cpu, ",") {
+			if n, err := strconv.Atoi(c); err != nil || n < 1 {
+				return fmt.Errorf("-cpu %q: want a comma-separated list of GOMAXPROCS values >= 1", f.cpu)
+			}
 		}
 	}
 	suite, err := harness.LoadSuite(r, f.suite)

@@ -26,7 +26,7 @@ func writePlots(dir string, c *Comparison, meta *Metadata) ([]string, error) {
 	var out []string
 	if len(c.Cols) > 1 && meta.Sweep == nil {
 		for _, t := range c.Tables {
-			rel := filepath.Join(PlotsDir, "delta-"+sanitize(strings.ReplaceAll(t.Unit, "/", "-per-"))+".svg")
+			rel := filepath.Join(PlotsDir, "delta-"+unitFile(t.Unit)+".svg")
 			if err := plotDeltas(filepath.Join(dir, rel), c, t); err != nil {
 				return nil, err
 			}
@@ -168,7 +168,7 @@ func plotSweep(dir string, c *Comparison, s *SweepInfo) ([]string, error) {
 				k++
 			}
 			p.Legend.Top = true
-			rel := filepath.Join(PlotsDir, "sweep-"+sanitize(strings.ReplaceAll(metric, "/", "-per-"))+"-"+sanitize(r.Name)+".svg")
+			rel := filepath.Join(PlotsDir, "sweep-"+unitFile(metric)+"-"+sanitize(r.Name)+".svg")
 			if err := p.Save(400, 300, filepath.Join(dir, rel)); err != nil {
 				return nil, err
 			}
@@ -230,7 +230,7 @@ func plotTradeoffs(dir string, c *Comparison, s *SweepInfo) ([]string, error) {
 				lb.TextStyle[i].XAlign = 0.1
 			}
 			p.Add(plotter.NewGrid(), points, lb)
-			rel := filepath.Join(PlotsDir, "tradeoff-"+sanitize(strings.ReplaceAll(ym, "/", "-per-"))+"-vs-"+sanitize(strings.ReplaceAll(xm, "/", "-per-"))+"-"+sanitize(xr.Name)+".svg")
+			rel := filepath.Join(PlotsDir, "tradeoff-"+unitFile(ym)+"-vs-"+unitFile(xm)+"-"+sanitize(xr.Name)+".svg")
 			if err := p.Save(400, 300, filepath.Join(dir, rel)); err != nil {
 				return nil, err
 			}
@@ -252,4 +252,10 @@ func (preciseTicks) Ticks(min, max float64) []plot.Tick {
 		}
 	}
 	return ts
+}
+
+// unitFile turns a benchmark unit into part of a file name: sec/op
+// becomes sec-per-op.
+func unitFile(unit string) string {
+	return sanitize(strings.ReplaceAll(unit, "/", "-per-"))
 }
