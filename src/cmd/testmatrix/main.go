@@ -19,7 +19,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -45,7 +44,6 @@ func (m *modeFlag) Set(v string) error {
 type result struct {
 	pass, fail, skip int
 	failed           []string // failing top-level tests; "(package)" for build/panic/timeout
-	notes            []string // re-runs that changed a verdict
 	elapsed          time.Duration
 }
 
@@ -76,12 +74,10 @@ func main() {
 	var rows []row
 	fmt.Fprintf(os.Stderr, "testmatrix: stock (%s): go test %s\n", *stock, *pkgs)
 	stockRes := run(*stock, "", packages, *timeout, *short, *runRE)
-	rerunLocationSensitive(*stock, "", stockRes, *timeout)
 	rows = append(rows, row{"stock", "", "stock", stockRes})
 	for _, m := range modes {
 		fmt.Fprintf(os.Stderr, "testmatrix: mode %s (GODEBUG=%s): go test %s\n", m.name, m.godebug, *pkgs)
 		res := run(*patched, m.godebug, packages, *timeout, *short, *runRE)
-		rerunLocationSensitive(*patched, m.godebug, res, *timeout)
 		rows = append(rows, row{m.name, m.godebug, "patched", res})
 	}
 
@@ -110,9 +106,6 @@ func main() {
 				}
 			case len(upstream) > 0:
 				verdict = "ok (fails on stock too: " + strings.Join(upstream, ", ") + ")"
-			}
-			if len(res.notes) > 0 {
-				verdict += " (" + strings.Join(res.notes, "; ") + ")"
 			}
 			fmt.Fprintf(&b, "| %s | `%s` | %s | %d | %d | %d | %s | %s |\n", r.mode, r.godebug, pkg,
 				res.pass, res.fail, res.skip, res.elapsed.Round(time.Second), verdict)
@@ -180,47 +173,6 @@ func run(goroot, godebug string, packages []string, timeout time.Duration, short
 	}
 	_ = err // failures are in the events; a non-zero exit alone adds nothing
 	return res
-}
-
-// locationSensitive lists upstream tests that fail only because
-// toolchain/goroot lives inside the schedlab module: they run
-// "go list" from GOROOT's root directory (TestAtomicAlignment via
-// internal/exportdata), and the go command then resolves GOROOT/src
-// packages against our go.mod instead of std. A release GOROOT never
-// sits inside a module. When one of these fails, it is re-run alone
-// with GO111MODULE=off, which takes our go.mod out of the picture, and
-// its verdict replaces the first one.
-var locationSensitive = map[string][]string{
-	"runtime": {"TestAtomicAlignment"},
-}
-
-// rerunLocationSensitive re-runs failed location-sensitive tests with
-// GO111MODULE=off and reports which passed.
-func rerunLocationSensitive(goroot, godebug string, res map[string]*result, timeout time.Duration) {
-	for pkg, tests := range locationSensitive {
-		r := res[pkg]
-		if r == nil {
-			continue
-		}
-		for _, test := range tests {
-			if !contains(r.failed, test) {
-				continue
-			}
-			cmd := exec.Command(filepath.Join(goroot, "bin", "go"), "test", "-count=1", "-short",
-				"-timeout", timeout.String(), "-run", "^"+test+"$", pkg)
-			cmd.Env = append(series.ToolchainEnv(goroot), "GODEBUG="+godebug, "GO111MODULE=off")
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				fmt.Fprintf(os.Stderr, "testmatrix: %s %s fails with GO111MODULE=off too:\n%s", pkg, test, out)
-				continue
-			}
-			fmt.Fprintf(os.Stderr, "testmatrix: %s %s passes with GO111MODULE=off (it failed only because GOROOT is inside a module)\n", pkg, test)
-			r.failed = slices.DeleteFunc(r.failed, func(f string) bool { return f == test })
-			r.fail--
-			r.pass++
-			r.notes = append(r.notes, test+" passes with GO111MODULE=off")
-		}
-	}
 }
 
 type event struct {
