@@ -39,16 +39,11 @@ func repoRoot(t *testing.T) string {
 // wantVersion is the stamp the build must carry: pin plus fork revision.
 func wantVersion(t *testing.T) string {
 	t.Helper()
-	s := series.New(repoRoot(t))
-	pin, err := s.ReadPin()
+	v, err := series.New(repoRoot(t)).Version()
 	if err != nil {
 		t.Fatal(err)
 	}
-	rev, err := s.Revision()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return series.StampedVersion(pin.Version, rev)
+	return v
 }
 
 // goCmd runs the patched go with the environment every schedlab path uses.

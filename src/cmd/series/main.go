@@ -8,6 +8,7 @@
 //	series extract              regenerate patches/ from toolchain/goroot
 //	series check                the fast series gate (fresh apply, no-op extract, rules, prefixes compile)
 //	series rebase <version>     move the series onto another upstream release
+//	series check-rebase <version>  apply and compile the series on another release in a scratch repo (pin untouched)
 //	series toolchain [-force]   apply if needed, stamp the version, make.bash
 //	series verify-repro         build upstream unpatched, compare with the official binaries
 //	series stock                print the verified stock GOROOT
@@ -28,7 +29,7 @@ import (
 
 func main() {
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: series apply|extract|check|rebase|toolchain|verify-repro|stock|version|hash|pin [flags] [args]")
+		fmt.Fprintln(os.Stderr, "usage: series apply|extract|check|check-rebase|rebase|toolchain|verify-repro|stock|version|hash|pin [flags] [args]")
 		os.Exit(2)
 	}
 	flag.Parse()
@@ -56,6 +57,11 @@ func main() {
 			fatal(errors.New("usage: series rebase <version>, e.g. make rebase UPSTREAM=go1.26.8"))
 		}
 		err = s.Rebase(fs.Arg(0))
+	case "check-rebase":
+		if fs.NArg() != 1 {
+			fatal(errors.New("usage: series check-rebase <version>, e.g. make check-rebase UPSTREAM=go1.26.11"))
+		}
+		err = s.CheckRebase(fs.Arg(0))
 	case "toolchain":
 		err = s.Build(*force)
 	case "verify-repro":
@@ -69,12 +75,9 @@ func main() {
 			}
 		}
 	case "version":
-		var pin series.Pin
-		var rev int
-		if pin, err = s.ReadPin(); err == nil {
-			if rev, err = s.Revision(); err == nil {
-				fmt.Println(series.StampedVersion(pin.Version, rev))
-			}
+		var v string
+		if v, err = s.Version(); err == nil {
+			fmt.Println(v)
 		}
 	case "hash":
 		var h string

@@ -48,7 +48,7 @@ func (s *Series) Build(force bool) error {
 	if err != nil {
 		return err
 	}
-	rev, err := s.Revision()
+	version, err := s.Version()
 	if err != nil {
 		return err
 	}
@@ -65,7 +65,6 @@ func (s *Series) Build(force bool) error {
 			return err
 		}
 	}
-	version := StampedVersion(pin.Version, rev)
 	if err := stampVersion(filepath.Join(s.GOROOT, "VERSION"), version); err != nil {
 		return err
 	}

@@ -30,7 +30,7 @@ func TestValidRelease(t *testing.T) {
 }
 
 func TestStampedVersion(t *testing.T) {
-	if got := StampedVersion("go1.27.3", 2); got != "go1.27.3-schedlab.2" {
+	if got := StampedVersion("go1.27.3", 2, "0123456789ab"); got != "go1.27.3-schedlab.2-0123456789ab" {
 		t.Errorf("StampedVersion = %q", got)
 	}
 }

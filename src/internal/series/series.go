@@ -80,9 +80,30 @@ func (s *Series) Revision() (int, error) {
 	return n, nil
 }
 
-// StampedVersion is the version the built toolchain reports.
-func StampedVersion(upstream string, rev int) string {
-	return fmt.Sprintf("%s-schedlab.%d", upstream, rev)
+// StampedVersion is the version the built toolchain reports:
+// go1.X.Y-schedlab.N-<series hash>. The hash makes two different series
+// print different versions even when the fork revision N was not bumped;
+// the go command reads everything after the first '-' as a build suffix,
+// so the toolchain still counts as go1.X.Y.
+func StampedVersion(upstream string, rev int, seriesHash string) string {
+	return fmt.Sprintf("%s-schedlab.%d-%s", upstream, rev, seriesHash)
+}
+
+// Version is the version the toolchain built from this checkout reports.
+func (s *Series) Version() (string, error) {
+	pin, err := s.ReadPin()
+	if err != nil {
+		return "", err
+	}
+	rev, err := s.Revision()
+	if err != nil {
+		return "", err
+	}
+	hash, err := s.SeriesHash()
+	if err != nil {
+		return "", err
+	}
+	return StampedVersion(pin.Version, rev, hash), nil
 }
 
 // PatchFiles lists patches/*.patch in application order.
@@ -259,7 +280,7 @@ func (s *Series) dirtyFiles() []string {
 }
 
 // onlyStamped reports whether file differs from its committed version only
-// by the -schedlab.N suffix on the upstream version.
+// by the -schedlab.N-<hash> suffix on the upstream version.
 func (s *Series) onlyStamped(file string) bool {
 	cur, err := os.ReadFile(filepath.Join(s.GOROOT, file))
 	if err != nil {
@@ -271,7 +292,7 @@ func (s *Series) onlyStamped(file string) bool {
 	}
 	committedVersion, _ := s.git().run("show", "HEAD:VERSION")
 	upstream, _, _ := strings.Cut(committedVersion, "\n")
-	re := regexp.MustCompile(regexp.QuoteMeta(upstream) + `-schedlab\.[0-9]+`)
+	re := regexp.MustCompile(regexp.QuoteMeta(upstream) + `-schedlab\.[0-9]+(-[0-9a-f]{12})?`)
 	return strings.TrimRight(re.ReplaceAllString(string(cur), upstream), "\n") == strings.TrimRight(orig, "\n")
 }
 
