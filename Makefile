@@ -17,7 +17,7 @@ PATCHED_GO := $(PATCHED_ENV) $(GOROOT_PATCHED)/bin/go
 FORCE ?= 0
 export FORCE
 
-.PHONY: all harness main toolchain apply extract rebase check verify-repro env test test-tools \
+.PHONY: all harness main toolchain apply extract rebase check check-rebase verify-repro env test test-tools \
 	test-toolchain test-runtime test-long bench study clean tools
 
 all: toolchain main
@@ -44,6 +44,11 @@ rebase: tools
 
 check: tools
 	@$(SERIES) check
+
+# Apply and compile the series on another release without re-pinning.
+check-rebase: tools
+	@test -n "$(UPSTREAM)" || { echo "usage: make check-rebase UPSTREAM=go1.26.11" >&2; exit 2; }
+	@$(SERIES) check-rebase $(UPSTREAM)
 
 verify-repro: tools
 	@$(SERIES) verify-repro

@@ -80,19 +80,48 @@ func (s *Series) Check() error {
 	}
 
 	// Every prefix compiles.
-	if err := os.Symlink(filepath.Join(stock, "pkg"), filepath.Join(repo, "pkg")); err != nil {
-		return err
-	}
-	commits, err := g.run("rev-list", "--reverse", UpstreamTag+"..HEAD")
+	compiled, err := s.compilePrefixes(repo, stock, parsed)
 	if err != nil {
 		return err
 	}
+	problems = append(problems, compiled...)
+	if len(problems) > 0 {
+		return fmt.Errorf("check failed:\n  %s", strings.Join(problems, "\n  "))
+	}
+	s.printf("check: ok: %d patches apply cleanly onto %s, re-extract byte-for-byte, follow the message rules, and every prefix compiles\n", len(files), pin.Version)
+	return nil
+}
+
+// runIn runs a stock go tool against the GOROOT at repo.
+func runIn(repo, tool string, args ...string) (string, error) {
+	cmd := exec.Command(tool, args...)
+	cmd.Dir = filepath.Join(repo, "src")
+	cmd.Env = ToolchainEnv(repo)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// compilePrefixes checks out each commit after UpstreamTag in repo in turn
+// and builds runtime plus every package the commit's patch touches with
+// the go command of the release at stock; the new Go files must be
+// gofmt-clean. It ends with go vet (tests included) over all those
+// packages at the last commit. It returns the problems found.
+func (s *Series) compilePrefixes(repo, stock string, parsed []Patch) ([]string, error) {
+	g := git{dir: repo}
+	if err := os.Symlink(filepath.Join(stock, "pkg"), filepath.Join(repo, "pkg")); err != nil {
+		return nil, err
+	}
+	commits, err := g.run("rev-list", "--reverse", UpstreamTag+"..HEAD")
+	if err != nil {
+		return nil, err
+	}
 	gocmd := filepath.Join(stock, "bin", "go")
 	gofmt := filepath.Join(stock, "bin", "gofmt")
+	var problems []string
 	all := map[string]bool{}
 	for i, c := range strings.Fields(commits) {
 		if _, err := g.run("checkout", "-q", "--detach", c); err != nil {
-			return err
+			return nil, err
 		}
 		pkgs := []string{"runtime"}
 		var gofiles []string
@@ -139,18 +168,155 @@ func (s *Series) Check() error {
 	if msg, err := runIn(repo, gocmd, append([]string{"vet"}, vetPkgs...)...); err != nil {
 		problems = append(problems, "go vet on the whole series:\n"+msg)
 	}
-	if len(problems) > 0 {
-		return fmt.Errorf("check failed:\n  %s", strings.Join(problems, "\n  "))
+	return problems, nil
+}
+
+// How a patch applies onto another release, as CheckRebase reports it.
+const (
+	applyClean    = "clean"    // git am, no merge needed
+	applyThreeWay = "3-way"    // git am -3: the context moved, a 3-way merge resolved it
+	applyConflict = "conflict" // a 3-way merge left conflicts: make rebase would stop here
+	applyNotTried = "not tried"
+)
+
+// PatchApply is one row of CheckRebase's report.
+type PatchApply struct {
+	Patch, Result, Detail string
+}
+
+// applyEach applies files onto repo one at a time, first as they are and,
+// where that fails, with a 3-way merge. It stops at the first conflict
+// (later patches build on it) and marks the rest not tried.
+func applyEach(repo string, files []string) []PatchApply {
+	g := git{dir: repo}
+	var rows []PatchApply
+	stopped := false
+	for _, f := range files {
+		row := PatchApply{Patch: filepath.Base(f)}
+		switch {
+		case stopped:
+			row.Result = applyNotTried
+		case amOne(g, f, false) == nil:
+			row.Result = applyClean
+		default:
+			g.run("am", "--abort")
+			if err := amOne(g, f, true); err != nil {
+				row.Result, row.Detail = applyConflict, err.Error()
+				g.run("am", "--abort")
+				stopped = true
+			} else {
+				row.Result = applyThreeWay
+			}
+		}
+		rows = append(rows, row)
 	}
-	s.printf("check: ok: %d patches apply cleanly onto %s, re-extract byte-for-byte, follow the message rules, and every prefix compiles\n", len(files), pin.Version)
+	return rows
+}
+
+// CheckRebase tries the series on another upstream release without
+// touching toolchain/goroot or the pin: a scratch repository holding that
+// release, each patch applied in turn (clean, 3-way or conflict), and every
+// prefix that applied compiled with that release's go command, as Check
+// does for the pinned one. It is how the series stays honest on a release
+// line it is not pinned to.
+func (s *Series) CheckRebase(version string) error {
+	if !validRelease(version) {
+		return fmt.Errorf("UPSTREAM=%q is not a Go release name like go1.27.3", version)
+	}
+	stock, err := s.StockFor(version)
+	if err != nil {
+		return err
+	}
+	files, err := s.PatchFiles()
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("patches/ is empty")
+	}
+	var parsed []Patch
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		p, err := ParsePatch(filepath.Base(f), data)
+		if err != nil {
+			return err
+		}
+		parsed = append(parsed, p)
+	}
+	tmp, err := os.MkdirTemp("", "schedlab-check-rebase-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	repo := filepath.Join(tmp, "goroot")
+	s.printf("check-rebase: applying %d patches onto %s in a scratch repository\n", len(files), version)
+	if err := s.initRebaseScratch(repo, stock, version); err != nil {
+		return err
+	}
+	rows := applyEach(repo, files)
+	applied, counts := 0, map[string]int{}
+	for _, r := range rows {
+		counts[r.Result]++
+		if r.Result == applyClean || r.Result == applyThreeWay {
+			applied++
+		}
+		s.printf("  %-9s %s\n", r.Result, r.Patch)
+		if r.Detail != "" {
+			s.printf("            %s\n", strings.ReplaceAll(r.Detail, "\n", "\n            "))
+		}
+	}
+	var problems []string
+	if applied > 0 && stock != "" {
+		if _, err := os.Stat(filepath.Join(stock, "bin", "go")); err == nil {
+			compiled, err := s.compilePrefixes(repo, stock, parsed[:applied])
+			if err != nil {
+				return err
+			}
+			problems = append(problems, compiled...)
+		}
+	}
+	summary := fmt.Sprintf("%d clean, %d 3-way, %d conflict, %d not tried", counts[applyClean], counts[applyThreeWay], counts[applyConflict], counts[applyNotTried])
+	if counts[applyConflict] > 0 {
+		problems = append(problems, fmt.Sprintf("the series does not apply onto %s (%s): make rebase UPSTREAM=%s would stop at the conflict above", version, summary, version))
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("check-rebase %s failed:\n  %s", version, strings.Join(problems, "\n  "))
+	}
+	s.printf("check-rebase: ok: onto %s %s; every prefix compiles (the pin is unchanged)\n", version, summary)
 	return nil
 }
 
-// runIn runs a stock go tool against the GOROOT at repo.
-func runIn(repo, tool string, args ...string) (string, error) {
-	cmd := exec.Command(tool, args...)
-	cmd.Dir = filepath.Join(repo, "src")
-	cmd.Env = ToolchainEnv(repo)
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+// initRebaseScratch makes repo hold the pinned release and, on top of it
+// as an orphan commit tagged UpstreamTag, the release at stock. The pinned
+// release's blobs are what a 3-way merge needs: the patches' index lines
+// name them as the base of each hunk.
+func (s *Series) initRebaseScratch(repo, stock, version string) error {
+	pin, err := s.ReadPin()
+	if err != nil {
+		return err
+	}
+	pinned, err := s.Stock(pin)
+	if err != nil {
+		return err
+	}
+	if err := initUpstream(repo, pinned, pin.Version); err != nil {
+		return err
+	}
+	g := git{dir: repo}
+	if _, err := g.run("checkout", "-q", "--orphan", "onto-"+version); err != nil {
+		return err
+	}
+	if _, err := g.run("rm", "-rfq", "--cached", "."); err != nil {
+		return err
+	}
+	if err := clearTree(repo); err != nil {
+		return err
+	}
+	if err := copyRelease(stock, repo); err != nil {
+		return err
+	}
+	return commitTree(g, "upstream "+version, UpstreamTag)
 }

@@ -31,6 +31,15 @@ func (s *Series) Rebase(version string) error {
 	if _, err := os.Stat(filepath.Join(s.GOROOT, ".git", "rebase-apply")); err == nil {
 		return fmt.Errorf("a git am is in progress in %s: resolve the conflict, git add the files and run git am --continue (or git am --skip), then rerun make rebase UPSTREAM=%s", s.GOROOT, version)
 	}
+	if _, err := os.Stat(filepath.Join(s.GOROOT, ".git")); os.IsNotExist(err) {
+		// A fresh clone has no toolchain/goroot yet: create it at the
+		// pinned release first, so that the rebase starts from the series
+		// as committed and records the old release under upstream-<old>.
+		s.printf("rebase: %s does not exist yet; applying the series to the pinned release first\n", s.GOROOT)
+		if err := s.Apply(false); err != nil {
+			return err
+		}
+	}
 	resuming := g.ok("rev-parse", "-q", "--verify", "refs/tags/"+nextTag) && s.subjectOf(nextTag) == "upstream "+version
 	if !resuming {
 		if err := s.guard(false); err != nil {

@@ -150,13 +150,13 @@ func TestApplyExtractRoundTrip(t *testing.T) {
 	}
 
 	// The version stamp does not make the tree dirty.
-	if err := stampVersion(filepath.Join(s.GOROOT, "VERSION"), StampedVersion("go1.98.0", 3)); err != nil {
+	if err := stampVersion(filepath.Join(s.GOROOT, "VERSION"), StampedVersion("go1.98.0", 3, "0123456789ab")); err != nil {
 		t.Fatal(err)
 	}
 	if d := s.dirtyFiles(); len(d) != 0 {
 		t.Errorf("stamped VERSION counted as dirty: %v", d)
 	}
-	os.WriteFile(filepath.Join(s.GOROOT, "VERSION"), []byte("go1.98.0-schedlab.3\ntime changed\n"), 0o644)
+	os.WriteFile(filepath.Join(s.GOROOT, "VERSION"), []byte("go1.98.0-schedlab.3-0123456789ab\ntime changed\n"), 0o644)
 	if d := s.dirtyFiles(); len(d) != 1 {
 		t.Errorf("a VERSION edit beyond the stamp was not counted as dirty: %v", d)
 	}
@@ -264,5 +264,75 @@ func TestInputsHashChanges(t *testing.T) {
 	h3, _ := s.InputsHash()
 	if h1 == h2 || h2 == h3 {
 		t.Errorf("inputs hash did not change with revision or series: %s %s %s", h1, h2, h3)
+	}
+}
+
+func TestRebaseFreshClone(t *testing.T) {
+	const pad = "\n// 1\n// 2\n// 3\n// 4\n// 5\n// 6\n"
+	old := fakeRelease(t, "go1.98.0", "var tick = 20\n"+pad+"// end\n")
+	next := fakeRelease(t, "go1.99.0", "var tick = 20\n"+pad+"var other = 1\n")
+	s := testSeries(t, map[string]string{"go1.98.0": old, "go1.99.0": next})
+	if err := s.Apply(false); err != nil {
+		t.Fatal(err)
+	}
+	commitFile(t, s, "src/runtime/proc.go", "package runtime\n\nvar tick = 50\n"+pad+"// end\n", patchMsg)
+	if err := s.Extract(); err != nil {
+		t.Fatal(err)
+	}
+	// A fresh clone: patches/ and the pin, no toolchain/goroot.
+	if err := os.RemoveAll(s.GOROOT); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Rebase("go1.99.0"); err != nil {
+		t.Fatalf("rebase from a fresh clone: %v", err)
+	}
+	if pin, _ := s.ReadPin(); pin.Version != "go1.99.0" {
+		t.Errorf("pin after rebase = %q", pin.Version)
+	}
+	data, _ := os.ReadFile(filepath.Join(s.GOROOT, "src/runtime/proc.go"))
+	if !strings.Contains(string(data), "tick = 50") || !strings.Contains(string(data), "other = 1") {
+		t.Errorf("rebased proc.go = %q", data)
+	}
+}
+
+func TestApplyEachClassifies(t *testing.T) {
+	const pad = "\n// 1\n// 2\n// 3\n// 4\n// 5\n// 6\n"
+	base := "var tick = 20\n" + pad + "// end\n"
+	old := fakeRelease(t, "go1.98.0", base)
+	s := testSeries(t, map[string]string{"go1.98.0": old})
+	if err := s.Apply(false); err != nil {
+		t.Fatal(err)
+	}
+	commitFile(t, s, "src/runtime/proc.go", "package runtime\n\nvar tick = 50\n"+pad+"// end\n", patchMsg)
+	commitFile(t, s, "src/runtime/os.go", "package runtime\n\nconst os = 2\n", patchMsg)
+	if err := s.Extract(); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := s.PatchFiles()
+	for _, tc := range []struct {
+		name, sched, osgo string
+		want              []string
+	}{
+		{"same", base, "const os = 1\n", []string{applyClean, applyClean}},
+		// A context line of proc.go's hunk changed: only a 3-way merge applies it.
+		{"moved", "var tick = 20\n" + strings.Replace(pad, "// 2", "// two", 1) + "// end\n", "const os = 1\n", []string{applyThreeWay, applyClean}},
+		{"conflict", "var tick = 30\n" + pad + "// end\n", "const os = 1\n", []string{applyConflict, applyNotTried}},
+	} {
+		rel := fakeRelease(t, "go1.99.0", tc.sched)
+		repo := filepath.Join(t.TempDir(), "goroot")
+		if err := s.initRebaseScratch(repo, rel, "go1.99.0"); err != nil {
+			t.Fatal(err)
+		}
+		rows := applyEach(repo, files)
+		var got []string
+		for _, r := range rows {
+			got = append(got, r.Result)
+		}
+		if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("%s: results %v, want %v", tc.name, got, tc.want)
+		}
+		if tc.name == "conflict" && !strings.Contains(rows[0].Detail, "src/runtime/proc.go") {
+			t.Errorf("conflict detail does not name the file: %q", rows[0].Detail)
+		}
 	}
 }
