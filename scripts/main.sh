@@ -3,11 +3,14 @@
 # reported with benchstat. Extra arguments go to schedlab bench.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 stock=$(.bin/series stock)
 patched=$PWD/toolchain/goroot
 echo "stock:   $(GOTOOLCHAIN=local GOROOT=$stock "$stock/bin/go" version)"
 echo "patched: $(GOTOOLCHAIN=local GOROOT=$patched "$patched/bin/go" version)"
-out=${OUT:-results/$(date -u +%Y-%m-%d)-$(hostname -s)-quick}
+# runs/ is git-ignored: a local run leaves the tree clean (README says how
+# to promote one into results/).
+out=${OUT:-$(fresh_dir "runs/$(stamp)-quick")}
 .bin/schedlab bench -suite quick -variant stock -variant patched -noreport -out "$out" "$@"
 .bin/schedlab report "$out"
 echo

@@ -8,17 +8,19 @@
 # samples per run for a p99.9, and to 200ms for the rest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 study=${1:?usage: study.sh cost|timeslice|sysmontick|numa|steal}
 count=${COUNT:-10}
 case $study in
 timeslice | sysmontick) benchtime=${BENCHTIME:-400x} ;;
 *) benchtime=${BENCHTIME:-200ms} ;;
 esac
-prefix=results/$(date -u +%Y-%m-%d)-$(hostname -s)
+prefix=results/$(stamp)
 run=(-count "$count" -benchtime "$benchtime" -noreport)
 
 measure() { # measure bench|sweep <out> <flags of that schedlab command...>
-	local cmd=$1 out=$2
+	local cmd=$1 out
+	out=$(fresh_dir "$2")
 	shift 2
 	.bin/schedlab "$cmd" "${run[@]}" -out "$out" "$@"
 	.bin/schedlab report "$out"

@@ -84,14 +84,16 @@ func root() (string, error) {
 	return harness.FindRoot(wd)
 }
 
-// defaultOut is results/<date>-<host>-<suite>, with -2, -3 ... added
-// when that folder already holds results.
+// defaultOut is runs/<date>-<host>-<suite>, with -2, -3 ... added when
+// that folder already holds results. runs/ is git-ignored: a local run
+// never lands in the tracked results/ tree by accident; a run worth
+// keeping is moved there by hand (README, "Results").
 func defaultOut(root, suite string) string {
 	host, _ := os.Hostname()
 	if i := strings.IndexByte(host, '.'); i > 0 {
 		host = host[:i]
 	}
-	base := filepath.Join(root, "results", fmt.Sprintf("%s-%s-%s", time.Now().Format("2006-01-02"), host, suite))
+	base := filepath.Join(root, "runs", fmt.Sprintf("%s-%s-%s", time.Now().Format("2006-01-02"), host, suite))
 	out := base
 	for i := 2; ; i++ {
 		if _, err := os.Stat(filepath.Join(out, harness.RawFile)); err != nil {
@@ -114,7 +116,7 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.bench, "bench", "", "run only the suite's benchmarks whose name matches this regexp")
 	fs.StringVar(&f.benchtime, "benchtime", "", "override every benchmark's -test.benchtime (e.g. 500ms, 100x)")
 	fs.StringVar(&f.cpu, "cpu", "", "GOMAXPROCS for every benchmark, passed as -test.cpu (e.g. 8); default: the machine's")
-	fs.StringVar(&f.out, "out", "", "results folder (default results/<date>-<host>-<suite>/)")
+	fs.StringVar(&f.out, "out", "", "results folder, which must not hold results yet (default runs/<date>-<host>-<suite>[-N]/)")
 	fs.IntVar(&f.count, "count", 10, "rounds: runs of every benchmark per variant")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "time limit of one run of one benchmark")
 	fs.BoolVar(&f.noReport, "noreport", false, "do not write the report (README, plots) at the end")
@@ -150,6 +152,9 @@ func runBench(ctx context.Context, f *benchFlags, variants []harness.Variant, sw
 	out, err = filepath.Abs(out)
 	if err != nil {
 		return err
+	}
+	if _, err := os.Stat(filepath.Join(out, harness.RawFile)); err == nil {
+		return fmt.Errorf("%s already holds results: a rerun gets a new folder (name another -out, or omit it)", out)
 	}
 	_, berr := harness.Bench(ctx, harness.BenchOptions{
 		Root: r, Suite: suite, Variants: variants, Count: f.count, Benchtime: f.benchtime,
