@@ -253,7 +253,7 @@ func (s *Series) CheckRebase(version string) error {
 	defer os.RemoveAll(tmp)
 	repo := filepath.Join(tmp, "goroot")
 	s.printf("check-rebase: applying %d patches onto %s in a scratch repository\n", len(files), version)
-	if err := s.initRebaseScratch(repo, stock, version); err != nil {
+	if err := s.initRebaseScratch(repo, stock, version, files); err != nil {
 		return err
 	}
 	rows := applyEach(repo, files)
@@ -289,11 +289,13 @@ func (s *Series) CheckRebase(version string) error {
 	return nil
 }
 
-// initRebaseScratch makes repo hold the pinned release and, on top of it
-// as an orphan commit tagged UpstreamTag, the release at stock. The pinned
-// release's blobs are what a 3-way merge needs: the patches' index lines
-// name them as the base of each hunk.
-func (s *Series) initRebaseScratch(repo, stock, version string) error {
+// initRebaseScratch makes repo hold the series applied to the pinned
+// release and, as an orphan commit tagged UpstreamTag, the release at
+// stock. The old history's blobs are what a 3-way merge needs: each
+// patch's index lines name the blobs its hunks apply to, which exist only
+// where the series was applied to the release it was extracted from (as
+// in toolchain/goroot during make rebase).
+func (s *Series) initRebaseScratch(repo, stock, version string, files []string) error {
 	pin, err := s.ReadPin()
 	if err != nil {
 		return err
@@ -306,6 +308,11 @@ func (s *Series) initRebaseScratch(repo, stock, version string) error {
 		return err
 	}
 	g := git{dir: repo}
+	for _, f := range files {
+		if err := amOne(g, f, false); err != nil {
+			return fmt.Errorf("the series does not apply to its own pin %s: %v", pin.Version, err)
+		}
+	}
 	if _, err := g.run("checkout", "-q", "--orphan", "onto-"+version); err != nil {
 		return err
 	}

@@ -305,6 +305,8 @@ func TestApplyEachClassifies(t *testing.T) {
 	}
 	commitFile(t, s, "src/runtime/proc.go", "package runtime\n\nvar tick = 50\n"+pad+"// end\n", patchMsg)
 	commitFile(t, s, "src/runtime/os.go", "package runtime\n\nconst os = 2\n", patchMsg)
+	// A second patch to proc.go, whose hunk also sees the moved context.
+	commitFile(t, s, "src/runtime/proc.go", "package runtime\n\nvar tick = 50\n"+strings.Replace(pad, "// 5", "// five", 1)+"// end\n", patchMsg)
 	if err := s.Extract(); err != nil {
 		t.Fatal(err)
 	}
@@ -313,14 +315,14 @@ func TestApplyEachClassifies(t *testing.T) {
 		name, sched, osgo string
 		want              []string
 	}{
-		{"same", base, "const os = 1\n", []string{applyClean, applyClean}},
+		{"same", base, "const os = 1\n", []string{applyClean, applyClean, applyClean}},
 		// A context line of proc.go's hunk changed: only a 3-way merge applies it.
-		{"moved", "var tick = 20\n" + strings.Replace(pad, "// 2", "// two", 1) + "// end\n", "const os = 1\n", []string{applyThreeWay, applyClean}},
-		{"conflict", "var tick = 30\n" + pad + "// end\n", "const os = 1\n", []string{applyConflict, applyNotTried}},
+		{"moved", "var tick = 20\n" + strings.Replace(pad, "// 2", "// two", 1) + "// end\n", "const os = 1\n", []string{applyThreeWay, applyClean, applyThreeWay}},
+		{"conflict", "var tick = 30\n" + pad + "// end\n", "const os = 1\n", []string{applyConflict, applyNotTried, applyNotTried}},
 	} {
 		rel := fakeRelease(t, "go1.99.0", tc.sched)
 		repo := filepath.Join(t.TempDir(), "goroot")
-		if err := s.initRebaseScratch(repo, rel, "go1.99.0"); err != nil {
+		if err := s.initRebaseScratch(repo, rel, "go1.99.0", files); err != nil {
 			t.Fatal(err)
 		}
 		rows := applyEach(repo, files)
