@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/schedlab/schedlab/src/internal/series"
@@ -131,6 +132,7 @@ type bench struct {
 	runs     *os.File
 	tmp      string
 	cfg      BlockConfig
+	logMu    sync.Mutex // logf may be called from concurrent builds
 }
 
 // contendedDefault is the default BenchOptions.ContendedCPUs.
@@ -261,6 +263,8 @@ func (b *bench) finish(err error) (*Metadata, error) {
 }
 
 func (b *bench) logf(format string, args ...any) {
+	b.logMu.Lock()
+	defer b.logMu.Unlock()
 	fmt.Fprintf(b.opt.Stderr, "schedlab: "+format+"\n", args...)
 }
 
@@ -271,23 +275,49 @@ func (b *bench) fail(format string, args ...any) {
 	b.meta.write(b.opt.Out)
 }
 
-// build compiles each package's test binary once per toolchain.
+// build compiles each package's test binary once per toolchain. The
+// toolchains build concurrently: one test binary's compile and link are
+// mostly serial, so on two CPUs the stock and patched builds overlap
+// instead of queueing (the main job's first result comes that much
+// sooner). Within a toolchain the packages build in order.
 func (b *bench) build(ctx context.Context) {
 	specs := make([]string, 0, len(b.tcs))
 	for s := range b.tcs {
 		specs = append(specs, s)
 	}
 	sort.Strings(specs)
-	for _, spec := range specs {
+	pkgs := b.opt.Suite.Pkgs()
+	built := make([][]*builtPkg, len(specs))
+	var wg sync.WaitGroup
+	for i, spec := range specs {
+		tc := b.tcs[spec]
+		built[i] = make([]*builtPkg, len(pkgs))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j, p := range pkgs {
+				if ctx.Err() != nil {
+					return
+				}
+				start := time.Now()
+				b.logf("building %s test binary with %s (%s)", p.Import, spec, tc.Version)
+				bp := b.buildPkg(ctx, tc, p)
+				built[i][j] = bp
+				if bp.err == nil {
+					b.logf("built %s with %s in %s", p.Key, spec, time.Since(start).Round(100*time.Millisecond))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i, spec := range specs {
 		tc := b.tcs[spec]
 		b.bins[spec] = map[string]*builtPkg{}
-		for _, p := range b.opt.Suite.Pkgs() {
-			if ctx.Err() != nil {
-				return
+		for j, p := range pkgs {
+			bp := built[i][j]
+			if bp == nil {
+				continue // cancelled
 			}
-			start := time.Now()
-			b.logf("building %s test binary with %s (%s)", p.Import, spec, tc.Version)
-			bp := b.buildPkg(ctx, tc, p)
 			b.bins[spec][p.Key] = bp
 			if bp.err != nil {
 				b.fail("build of %s with toolchain %s (%s): %v", p.Import, spec, tc.Version, bp.err)
@@ -295,13 +325,12 @@ func (b *bench) build(ctx context.Context) {
 			}
 			sum, err := series.SHA256File(bp.bin)
 			if err == nil {
-				for i := range b.meta.Variants {
-					if b.meta.Variants[i].Toolchain == spec {
-						b.meta.Variants[i].Binaries[p.Key] = sum
+				for k := range b.meta.Variants {
+					if b.meta.Variants[k].Toolchain == spec {
+						b.meta.Variants[k].Binaries[p.Key] = sum
 					}
 				}
 			}
-			b.logf("built %s with %s in %s", p.Key, spec, time.Since(start).Round(100*time.Millisecond))
 		}
 	}
 	b.meta.write(b.opt.Out)

@@ -66,7 +66,11 @@ func TestEndToEnd(t *testing.T) {
 	if n := strings.Count(string(raw), "\nBenchmarkSmoke-"); n != 4 {
 		t.Errorf("bench.txt has %d Smoke results, want 4 (2 rounds x 2 variants):\n%s", n, raw)
 	}
-	for _, want := range []string{"variant: a\n", "variant: b\n", "toolchain: go1.27.3\n", "godebug: none\n", "upstream: ", "series: none\n", "gomaxprocs: ", "cpu: ", "numa-nodes: "} {
+	upstream, err := ReadUpstream(filepath.Join(root, "toolchain", "UPSTREAM"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"variant: a\n", "variant: b\n", "toolchain: " + upstream + "\n", "godebug: none\n", "upstream: ", "series: none\n", "gomaxprocs: ", "cpu: ", "numa-nodes: "} {
 		if !strings.Contains(string(raw), want) {
 			t.Errorf("bench.txt lacks %q", want)
 		}

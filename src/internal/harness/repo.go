@@ -20,7 +20,7 @@ const ModulePath = "github.com/schedlab/schedlab"
 
 // DefaultUpstream is the pinned upstream release used when
 // toolchain/UPSTREAM does not (yet) exist.
-const DefaultUpstream = "go1.27.3"
+const DefaultUpstream = "go1.27.4"
 
 // FindRoot walks up from dir to the directory holding the go.mod of
 // ModulePath.
