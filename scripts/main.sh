@@ -11,8 +11,16 @@ echo "patched: $(GOTOOLCHAIN=local GOROOT=$patched "$patched/bin/go" version)"
 # runs/ is git-ignored: a local run leaves the tree clean (README says how
 # to promote one into results/).
 out=${OUT:-$(fresh_dir "runs/$(stamp)-quick")}
-.bin/schedlab bench -suite quick -variant stock -variant patched -noreport -out "$out" "$@"
+# stock2 reruns the stock binary, interleaved with the others: its column
+# is this run's noise floor, and the report's self-check warns on every
+# row where it differs from stock.
+.bin/schedlab bench -suite quick -variant stock -variant patched -variant stock2=stock -noreport -out "$out" "$@"
 .bin/schedlab report "$out"
 echo
+echo "How to read this: stock2 is the same stock binary run again. A row where"
+echo "patched differs from stock but stock2 differs too (a self-check WARNING)"
+echo "is noise. A patched-only difference is a candidate, not a verdict: rerun"
+echo "that benchmark with -count 20 (.bin/schedlab bench -suite quick -bench NAME"
+echo "-count 20 -variant stock -variant patched -variant stock2=stock) first."
 echo "results folder: $out"
 echo 'use the patched toolchain in this shell: eval "$(make -s env)"'

@@ -101,7 +101,7 @@ func renderReadme(meta *Metadata, res *ReportResult, findings string) string {
 	}
 	p("# %s\n\n", title)
 	p("Written by `schedlab report`; the raw data is `%s` (Go benchmark format, one block per run with its `variant:`, `toolchain:`, `godebug:`, `series:` … lines), ", RawFile)
-	p("so `benchstat -col variant %s` reproduces the tables.\n\n", RawFile)
+	p("so `benchstat -col variant -ignore toolchain,godebug,series %s` reproduces the tables' numbers and verdicts (without `-ignore`, those keys split the columns).\n\n", RawFile)
 	if f := strings.TrimSpace(findings); f != "" {
 		p("## Findings\n\n%s\n\n(From `%s`, written by hand after the run.)\n\n", f, FindingsFile)
 	}
