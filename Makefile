@@ -18,7 +18,7 @@ FORCE ?= 0
 export FORCE
 
 .PHONY: all harness main toolchain apply extract rebase check check-rebase verify-repro env test test-tools \
-	test-toolchain test-runtime test-long bench study clean tools
+	test-toolchain test-runtime test-long test-prefixes bench study clean tools
 
 all: toolchain main
 
@@ -88,6 +88,10 @@ test-runtime: toolchain
 
 test-long: toolchain
 	@scripts/test-long.sh
+
+# Bisectability: go test -short runtime at every prefix of the series.
+test-prefixes: toolchain
+	@scripts/test-prefixes.sh
 
 clean:
 	rm -rf $(BIN) toolchain/repro

@@ -3,7 +3,7 @@
 # 2-core VM, per mode: lockrank ~1.7 min, race ~3 min, dist ~4 min; stress
 # runs for STRESS_TIME; all four modes ~45 min. Each step prints its name;
 # the first failure stops the run.
-#   LONG_STEPS   which steps (default: dist lockrank race stress)
+#   LONG_STEPS   which steps (default: slow dist lockrank race stress)
 #   LONG_MODES   which GODEBUG modes (default: default numa slice all)
 #   STRESS_TIME  how long the knob stress runs (default 10m)
 set -euo pipefail
@@ -29,8 +29,16 @@ sched_tests='Sched|Steal|Preempt|NUMA|Sysmon|Timeslice|GoroutineParallelism|Lock
 
 step() { echo; echo "=== test-long: $*"; }
 
-for s in ${LONG_STEPS:-dist lockrank race stress}; do
+for s in ${LONG_STEPS:-slow dist lockrank race stress}; do
 case $s in
+slow)
+	# The series' timing- and statistics-based runtime tests, which skip
+	# under -short (and so in CI's runtime matrix).
+	for m in "${modes[@]}"; do
+		step "runtime tests that skip with -short (GODEBUG=$m)"
+		GODEBUG=$m go test -count=1 -run '^(TestSysmonKnobsRate|TestNUMAStealLocality)$' -v runtime | grep -E '^(=== RUN|--- |ok|FAIL|PASS)'
+	done
+	;;
 dist)
 	tmpd=$(mktemp -d)
 	# cmd/dist's own runtime tests (including runtime -cpu=1,2,4) for the
