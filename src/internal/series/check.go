@@ -23,29 +23,14 @@ func (s *Series) Check() error {
 	if err != nil {
 		return err
 	}
-	files, err := s.PatchFiles()
+	files, parsed, problems, err := s.readSeries()
 	if err != nil {
 		return err
 	}
-	if len(files) == 0 {
-		return fmt.Errorf("patches/ is empty")
-	}
-	var problems []string
 
 	// Message rules.
-	var parsed []Patch
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return err
-		}
-		p, err := ParsePatch(filepath.Base(f), data)
-		if err != nil {
-			problems = append(problems, err.Error())
-			continue
-		}
+	for _, p := range parsed {
 		problems = append(problems, p.Lint()...)
-		parsed = append(parsed, p)
 	}
 
 	// Fresh apply from scratch.
@@ -227,24 +212,12 @@ func (s *Series) CheckRebase(version string) error {
 	if err != nil {
 		return err
 	}
-	files, err := s.PatchFiles()
+	files, parsed, bad, err := s.readSeries()
 	if err != nil {
 		return err
 	}
-	if len(files) == 0 {
-		return fmt.Errorf("patches/ is empty")
-	}
-	var parsed []Patch
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return err
-		}
-		p, err := ParsePatch(filepath.Base(f), data)
-		if err != nil {
-			return err
-		}
-		parsed = append(parsed, p)
+	if len(bad) > 0 {
+		return fmt.Errorf("%s", strings.Join(bad, "\n"))
 	}
 	tmp, err := os.MkdirTemp("", "schedlab-check-rebase-")
 	if err != nil {
@@ -326,4 +299,28 @@ func (s *Series) initRebaseScratch(repo, stock, version string, files []string) 
 		return err
 	}
 	return commitTree(g, "upstream "+version, UpstreamTag)
+}
+
+// readSeries lists and parses patches/. A file that does not parse is
+// described in bad and left out of parsed.
+func (s *Series) readSeries() (files []string, parsed []Patch, bad []string, err error) {
+	if files, err = s.PatchFiles(); err != nil {
+		return nil, nil, nil, err
+	}
+	if len(files) == 0 {
+		return nil, nil, nil, fmt.Errorf("patches/ is empty")
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		p, err := ParsePatch(filepath.Base(f), data)
+		if err != nil {
+			bad = append(bad, err.Error())
+			continue
+		}
+		parsed = append(parsed, p)
+	}
+	return files, parsed, bad, nil
 }
