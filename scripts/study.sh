@@ -32,8 +32,11 @@ sweep() { measure sweep "$@"; }
 case $study in
 cost)
 	# Stock vs patched with no knobs: the price of carrying the series.
+	# stock2 reruns stock as a control: its column is the noise floor
+	# that a patched difference must clear, and the self-check flags any
+	# row where it differs.
 	for suite in sched workloads external; do
-		bench "$prefix-cost-$suite" -suite "$suite" -variant stock -variant patched
+		bench "$prefix-cost-$suite" -suite "$suite" -variant stock -variant patched -variant stock2=stock
 	done
 	;;
 timeslice)
