@@ -36,6 +36,23 @@ type Delta struct {
 	Text        string  // "~", "+3.20%", "?"
 	Pct         float64 // center change in percent (NaN if unknown)
 	Significant bool
+
+	// PHolm is Cmp.P adjusted with Holm's step-down method over the
+	// rows of the same unit and column, and SignificantHolm whether
+	// the row stays significant after it. Holm controls the chance of
+	// any false positive among the rows (the family-wise error rate)
+	// without assuming independence between benchmarks.
+	PHolm           float64
+	SignificantHolm bool
+
+	// Limit is the largest difference, in percent of the baseline's
+	// center, that the two confidence intervals allow: the change could
+	// be anywhere from the cell's low bound over the baseline's high
+	// bound to the cell's high bound over the baseline's low bound. For
+	// a "~" row it bounds the difference the run could have missed
+	// (conservatively: it is wider than a CI of the ratio). NaN when a
+	// bound is not positive.
+	Limit float64
 }
 
 // A Row is one benchmark in a unit's table.
@@ -177,9 +194,13 @@ func Compare(paths []string, opt CompareOptions) (*Comparison, error) {
 					d.Pct = (cell.Summary.Center/base.Summary.Center - 1) * 100
 				}
 				d.Significant = d.Text != "~"
+				d.Limit = detectionLimit(base.Summary, cell.Summary)
 				r.Deltas[ci] = d
 			}
 			t.Rows = append(t.Rows, r)
+		}
+		for ci := range c.Cols {
+			adjustHolm(t.Rows, ci, opt.Alpha)
 		}
 		t.Geomean = make([]float64, len(c.Cols))
 		for ci := range c.Cols {
@@ -386,4 +407,52 @@ func (c *Comparison) SelfCheck() []string {
 		}
 	}
 	return warns
+}
+
+// detectionLimit is Delta.Limit for a baseline and a cell summary.
+func detectionLimit(base, cell benchmath.Summary) float64 {
+	if base.Lo <= 0 || base.Hi <= 0 || cell.Lo <= 0 || cell.Hi <= 0 {
+		return math.NaN()
+	}
+	lo := cell.Lo/base.Hi - 1
+	hi := cell.Hi/base.Lo - 1
+	return 100 * math.Max(math.Abs(lo), math.Abs(hi))
+}
+
+// adjustHolm sets PHolm and SignificantHolm of column ci's deltas.
+func adjustHolm(rows []*Row, ci int, alpha float64) {
+	var ds []*Delta
+	for _, r := range rows {
+		if d := r.Deltas[ci]; d != nil && !math.IsNaN(d.Cmp.P) {
+			ds = append(ds, d)
+		}
+	}
+	ps := make([]float64, len(ds))
+	for i, d := range ds {
+		ps[i] = d.Cmp.P
+	}
+	for i, p := range holm(ps) {
+		ds[i].PHolm = p
+		ds[i].SignificantHolm = ds[i].Significant && p <= alpha
+	}
+}
+
+// holm returns Holm's step-down adjusted p-values, in the order of ps:
+// sorted ascending, the k-th smallest (from 0) is multiplied by m-k,
+// capped at 1, and made non-decreasing.
+func holm(ps []float64) []float64 {
+	m := len(ps)
+	idx := make([]int, m)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return ps[idx[a]] < ps[idx[b]] })
+	adj := make([]float64, m)
+	prev := 0.0
+	for k, i := range idx {
+		p := math.Min(1, float64(m-k)*ps[i])
+		prev = math.Max(prev, p)
+		adj[i] = prev
+	}
+	return adj
 }

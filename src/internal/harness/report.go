@@ -156,7 +156,9 @@ func renderReadme(meta *Metadata, res *ReportResult, findings string) string {
 		}
 		p("\n")
 	}
-	p("Differences are benchstat's: medians with 95%% confidence intervals and a Mann-Whitney U test at α=%.2f; `~` means no significant difference.\n\n", c.alpha)
+	p("Differences are benchstat's: medians with 95%% confidence intervals and a Mann-Whitney U test at α=%.2f; `~` means no significant difference, not no difference. "+
+		"Significant rows also give Holm's adjusted p over the rows of the same unit and column (a correction for testing many rows at once). "+
+		"For the `~` rows, the differences they could have missed are the largest ratios the two 95%% CIs allow (cell low over baseline high, cell high over baseline low): a conservative bound.\n\n", c.alpha)
 
 	if len(res.SelfCheck) > 0 || len(meta.Contended) > 0 || len(meta.Failures) > 0 || len(meta.Notes) > 0 {
 		p("## Warnings\n\n")
@@ -265,7 +267,8 @@ func verdict(t *UnitTable, ci, base int) string {
 		better, worse = "faster", "slower"
 	}
 	var good, bad []string
-	same, missing := 0, 0
+	same, missing, holmKept := 0, 0, 0
+	var limits []float64 // detection limits of the rows without a difference
 	for _, r := range t.Rows {
 		d := r.Deltas[ci]
 		if d == nil {
@@ -274,10 +277,16 @@ func verdict(t *UnitTable, ci, base int) string {
 		}
 		if !d.Significant || math.IsNaN(d.Pct) {
 			same++
+			if !math.IsNaN(d.Limit) {
+				limits = append(limits, d.Limit)
+			}
 			continue
 		}
+		if d.SignificantHolm {
+			holmKept++
+		}
 		up := d.Pct > 0
-		s := fmt.Sprintf("%s %+.1f%% (p=%.3f)", r.Name, d.Pct, d.Cmp.P)
+		s := fmt.Sprintf("%s %+.1f%% (p=%.3f, Holm p=%.3f)", r.Name, d.Pct, d.Cmp.P, d.PHolm)
 		if up == t.BetterHigher {
 			good = append(good, s)
 		} else {
@@ -296,8 +305,16 @@ func verdict(t *UnitTable, ci, base int) string {
 	if len(bad) > 0 {
 		parts = append(parts, fmt.Sprintf("%d %s (%s)", len(bad), worse, strings.Join(bad, ", ")))
 	}
+	if len(good)+len(bad) > 0 {
+		parts = append(parts, fmt.Sprintf("%d of these significant after Holm's correction over the %d rows", holmKept, len(t.Rows)-missing))
+	}
 	if same > 0 {
-		parts = append(parts, fmt.Sprintf("%d without a significant difference", same))
+		part := fmt.Sprintf("%d without a significant difference", same)
+		if len(limits) > 0 {
+			sort.Float64s(limits)
+			part += fmt.Sprintf(" (differences these rows could have missed, from the 95%% CIs: median ±%.1f%%, largest ±%.1f%%)", limits[len(limits)/2], limits[len(limits)-1])
+		}
+		parts = append(parts, part)
 	}
 	if missing > 0 {
 		parts = append(parts, fmt.Sprintf("%d not comparable (missing data)", missing))
