@@ -71,6 +71,7 @@ type Metadata struct {
 	Finished  time.Time     `json:"finished"`
 	Complete  bool          `json:"complete"`
 	Machine   Machine       `json:"machine"`
+	Project   Provenance    `json:"project"`
 	Upstream  string        `json:"upstream"`
 	Series    string        `json:"series"`
 	Variants  []VariantMeta `json:"variants"`
@@ -179,7 +180,7 @@ func Bench(ctx context.Context, opt BenchOptions) (*Metadata, error) {
 	b.meta = &Metadata{
 		Command: opt.Command, Suite: opt.Suite.Name, Count: opt.Count, Benchtime: opt.Benchtime, CPU: opt.CPU,
 		Timeout: opt.Timeout.String(), Started: time.Now().UTC().Truncate(time.Second),
-		Machine: m, Upstream: upstream, Series: series, Notes: notes, Sweep: opt.Sweep,
+		Machine: m, Project: ProbeProvenance(opt.Root), Upstream: upstream, Series: series, Notes: notes, Sweep: opt.Sweep,
 	}
 	for _, t := range opt.Suite.Targets {
 		b.meta.Targets = append(b.meta.Targets, t.Name)

@@ -75,6 +75,9 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("bench.txt lacks %q", want)
 		}
 	}
+	if meta.Project.Commit == "" || meta.Project.Commit == "unknown" || meta.Project.HostGo == "" || meta.Machine.Virtualization == "" {
+		t.Errorf("metadata lacks provenance: project %+v, machine %+v", meta.Project, meta.Machine)
+	}
 	if len(meta.Variants) != 2 || meta.Variants[0].Binaries["workloads"] == "" ||
 		meta.Variants[0].Binaries["workloads"] != meta.Variants[1].Binaries["workloads"] {
 		t.Errorf("variants of one toolchain must share one binary: %+v", meta.Variants)

@@ -8,8 +8,11 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/schedlab/schedlab/src/internal/series"
@@ -78,6 +81,15 @@ type Machine struct {
 	Kernel    string `json:"kernel"`
 	GOOS      string `json:"goos"`
 	GOARCH    string `json:"goarch"`
+	// ThreadsPerCore is the SMT width seen from CPU 0's siblings (0 if
+	// unknown).
+	ThreadsPerCore int `json:"threads_per_core"`
+	// MemoryMiB is MemTotal from /proc/meminfo (0 if unknown).
+	MemoryMiB int64 `json:"memory_mib"`
+	// Virtualization is the hypervisor the kernel reports
+	// (/sys/hypervisor/type, or "yes (cpuinfo hypervisor flag)"), or
+	// "none seen".
+	Virtualization string `json:"virtualization"`
 }
 
 // ProbeMachine gathers Machine information from /proc and /sys.
@@ -87,7 +99,108 @@ func ProbeMachine() Machine {
 	if data, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		m.Kernel = strings.TrimSpace(string(data))
 	}
+	m.ThreadsPerCore = threadsPerCore("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list")
+	m.MemoryMiB = memTotalMiB("/proc/meminfo")
+	m.Virtualization = virtualization("/sys/hypervisor/type", "/proc/cpuinfo")
 	return m
+}
+
+// threadsPerCore counts the CPUs in a sysfs CPU list such as "0,64" or
+// "0-1" (0 if it cannot be read).
+func threadsPerCore(path string) int {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, part := range strings.Split(strings.TrimSpace(string(data)), ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err1 := strconv.Atoi(lo)
+		if !isRange {
+			if err1 == nil {
+				n++
+			}
+			continue
+		}
+		b, err2 := strconv.Atoi(hi)
+		if err1 == nil && err2 == nil && b >= a {
+			n += b - a + 1
+		}
+	}
+	return n
+}
+
+// memTotalMiB reads MemTotal (kB) from a meminfo file.
+func memTotalMiB(path string) int64 {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			f := strings.Fields(rest)
+			if len(f) > 0 {
+				kb, err := strconv.ParseInt(f[0], 10, 64)
+				if err == nil {
+					return kb / 1024
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// virtualization names the hypervisor from sysfs, or says whether the
+// CPU flags carry "hypervisor" (set by KVM, Xen, Hyper-V, VMware guests).
+func virtualization(hypervisorType, cpuinfo string) string {
+	if data, err := os.ReadFile(hypervisorType); err == nil && strings.TrimSpace(string(data)) != "" {
+		return strings.TrimSpace(string(data))
+	}
+	data, err := os.ReadFile(cpuinfo)
+	if err != nil {
+		return "unknown"
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if ok && strings.TrimSpace(k) == "flags" {
+			if slices.Contains(strings.Fields(v), "hypervisor") {
+				return "yes (cpuinfo hypervisor flag)"
+			}
+			return "none seen"
+		}
+	}
+	return "unknown"
+}
+
+// Provenance records what produced a results folder beyond the
+// toolchains: the schedlab commit and whether the tree had uncommitted
+// changes, the Go that built the harness, and the environment settings
+// that change generated code or GC behaviour.
+type Provenance struct {
+	Commit string            `json:"commit"`
+	Dirty  bool              `json:"dirty"`
+	HostGo string            `json:"host_go"`
+	Env    map[string]string `json:"env,omitempty"` // GOAMD64, GOGC, GOMEMLIMIT, GOMAXPROCS as set (unset: absent)
+}
+
+// ProbeProvenance fills Provenance for the checkout at root.
+func ProbeProvenance(root string) Provenance {
+	p := Provenance{HostGo: runtime.Version(), Commit: "unknown"}
+	if out, err := exec.Command("git", "-C", root, "rev-parse", "HEAD").Output(); err == nil {
+		p.Commit = strings.TrimSpace(string(out))
+	}
+	if out, err := exec.Command("git", "-C", root, "status", "--porcelain", "--untracked-files=no").Output(); err == nil {
+		p.Dirty = len(bytes.TrimSpace(out)) > 0
+	}
+	for _, k := range []string{"GOAMD64", "GOGC", "GOMEMLIMIT", "GOMAXPROCS"} {
+		if v, ok := os.LookupEnv(k); ok {
+			if p.Env == nil {
+				p.Env = map[string]string{}
+			}
+			p.Env[k] = v
+		}
+	}
+	return p
 }
 
 func cpuModel() string {

@@ -140,7 +140,27 @@ func renderReadme(meta *Metadata, res *ReportResult, findings string) string {
 	m := meta.Machine
 	p("## Machine\n\n")
 	p("- Host %s: %s, %d cores, %d NUMA node(s)\n", m.Host, m.CPU, m.Cores, m.NUMANodes)
-	p("- Kernel %s, %s/%s\n\n", m.Kernel, m.GOOS, m.GOARCH)
+	p("- Kernel %s, %s/%s\n", m.Kernel, m.GOOS, m.GOARCH)
+	if m.Virtualization != "" { // folders written before these fields existed lack them
+		p("- SMT: %d thread(s) per core; memory %d MiB; virtualization: %s\n", m.ThreadsPerCore, m.MemoryMiB, m.Virtualization)
+	}
+	if pr := meta.Project; pr.Commit != "" {
+		dirty := ""
+		if pr.Dirty {
+			dirty = " (with uncommitted changes)"
+		}
+		p("- schedlab commit %s%s; harness built with %s", pr.Commit, dirty, pr.HostGo)
+		if len(pr.Env) > 0 {
+			var kv []string
+			for k, v := range pr.Env {
+				kv = append(kv, k+"="+v)
+			}
+			sort.Strings(kv)
+			p("; environment %s", strings.Join(kv, " "))
+		}
+		p("\n")
+	}
+	p("\n")
 
 	p("## Verdicts\n\n")
 	if len(c.Cols) < 2 {
