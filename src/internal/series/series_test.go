@@ -338,3 +338,34 @@ func TestApplyEachClassifies(t *testing.T) {
 		}
 	}
 }
+
+// TestRebaseScratchHasPinnedHistory covers the case that made the first
+// check-rebase report a false conflict: a patch whose hunk needs a 3-way
+// merge, in a file an earlier patch changed. Its index line names the
+// file as the earlier patch left it on the pinned release, a blob that
+// exists only if the scratch repository applied the series to the pin.
+func TestRebaseScratchHasPinnedHistory(t *testing.T) {
+	lines := "a\n1\n2\n3\n4\n5\n6\n7\n8\n9\nb\n"
+	old := fakeRelease(t, "go1.98.0", lines)
+	s := testSeries(t, map[string]string{"go1.98.0": old})
+	if err := s.Apply(false); err != nil {
+		t.Fatal(err)
+	}
+	p1 := strings.Replace(lines, "1\n", "ONE\n", 1)
+	commitFile(t, s, "src/runtime/proc.go", "package runtime\n\n"+p1, patchMsg)
+	commitFile(t, s, "src/runtime/proc.go", "package runtime\n\n"+strings.Replace(p1, "8\n", "EIGHT\n", 1), patchMsg)
+	if err := s.Extract(); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := s.PatchFiles()
+	// The new release changed a context line of the second patch only.
+	rel := fakeRelease(t, "go1.99.0", strings.Replace(lines, "6\n", "six\n", 1))
+	repo := filepath.Join(t.TempDir(), "goroot")
+	if err := s.initRebaseScratch(repo, rel, "go1.99.0", files); err != nil {
+		t.Fatal(err)
+	}
+	rows := applyEach(repo, files)
+	if len(rows) != 2 || rows[0].Result != applyClean || rows[1].Result != applyThreeWay {
+		t.Errorf("results %+v, want clean then 3-way", rows)
+	}
+}
