@@ -45,10 +45,11 @@ type Suite struct {
 }
 
 // SuiteNames lists the suites LoadSuite knows.
-var SuiteNames = []string{"quick", "sched", "workloads", "external", "all", "smoke"}
+var SuiteNames = []string{"quick", "sched", "workloads", "external", "all", "cgo", "smoke"}
 
 var runtimePkg = &Pkg{Key: "runtime", Kind: StdPkg, Import: "runtime"}
 var workloadsPkg = &Pkg{Key: "workloads", Kind: LocalPkg, Import: ModulePath + "/benchmarks/workloads"}
+var cgocallPkg = &Pkg{Key: "cgocall", Kind: LocalPkg, Import: ModulePath + "/benchmarks/cgocall"}
 
 // SchedBenchmarks are the runtime's own scheduler benchmarks.
 var SchedBenchmarks = []string{
@@ -125,6 +126,11 @@ func LoadSuite(root, name string) (*Suite, error) {
 			workloadTarget("TimerStorm", "200ms"),
 			workloadTarget("LatencyProbe", "60x"),
 			workloadTarget("HTTPLoopback", "200ms"),
+		}
+	case "cgo":
+		// Needs a C compiler, so it is not part of "all".
+		for _, n := range []string{"CgoCall", "CgoCallParallel", "CgoCallYield"} {
+			s.Targets = append(s.Targets, Target{Name: "cgocall." + n, Pkg: cgocallPkg, Bench: benchRE(n)})
 		}
 	case "smoke":
 		// A trivial suite for tests of the harness itself.
