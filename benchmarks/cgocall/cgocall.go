@@ -1,3 +1,5 @@
+//go:build cgo
+
 // Package cgocall measures the cost of a call from Go into C, for the
 // unbind that GODEBUG numabind does on the way into C (see
 // docs/design/numa-p-binding.md). It needs cgo, so it is a suite of its
