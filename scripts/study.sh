@@ -72,11 +72,16 @@ numa)
 		numa=numa=1,numafake=2 # simulation: one real node
 		cpu=${CPU:-8}
 	fi
-	bench "$prefix-numa" -suite workloads -bench 'ForkJoinTree|BurstyProducer|ChanPipeline|ParallelAlloc|LatencyProbe' \
+	# An ablation: each variant adds one mechanism to the one before.
+	# Every workload of the suite, so that no mechanism is judged on the
+	# workload it was tuned on.
+	bench "$prefix-numa" -suite workloads \
 		${cpu:+-cpu "$cpu"} \
 		-variant stock \
-		-variant "random=patched:$numa,numasteal=0" \
-		-variant "bind0=patched:$numa" \
+		-variant "random=patched:$numa,numasteal=0,numawake=0" \
+		-variant "localfirst=patched:$numa,numasteal=1,numawake=0" \
+		-variant "leaveremote=patched:$numa,numasteal=2,numawake=0" \
+		-variant "wake=patched:$numa" \
 		-variant "bind1=patched:$numa,numabind=1" \
 		-variant "bind2=patched:$numa,numabind=2"
 	;;

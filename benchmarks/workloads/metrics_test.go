@@ -23,9 +23,18 @@ const (
 	mStealRemote     = "/sched/steal/remote-node:goroutines"
 	mSysmonWakeups   = "/sched/sysmon/wakeups:events"
 	mSysmonPreempts  = "/sched/sysmon/preemptions:events"
+	mExecOnNode      = "/sched/numa/execute-on-node:events"
+	mExecOffNode     = "/sched/numa/execute-off-node:events"
+	mNUMAHops        = "/sched/numa/hops:events"
+	mNUMABinds       = "/sched/numa/binds:events"
+	mWakeupsLocal    = "/sched/numa/wakeups-local:events"
+	mWakeupsRemote   = "/sched/numa/wakeups-remote:events"
 )
 
-var schedMetricNames = []string{mStealAttempts, mStealGoroutines, mStealOps, mStealRunnext, mStealLocal, mStealRemote, mSysmonWakeups, mSysmonPreempts}
+var schedMetricNames = []string{
+	mStealAttempts, mStealGoroutines, mStealOps, mStealRunnext, mStealLocal, mStealRemote, mSysmonWakeups, mSysmonPreempts,
+	mExecOnNode, mExecOffNode, mNUMAHops, mNUMABinds, mWakeupsLocal, mWakeupsRemote,
+}
 
 // available is the subset of schedMetricNames this runtime exports (none
 // on a stock runtime).
@@ -41,7 +50,7 @@ var available = func() map[string]bool {
 
 func TestMain(m *testing.M) {
 	// Unit metadata for benchstat; printed before any benchmark line.
-	for _, u := range []string{"req/s", "hog-iters/s", "local-steal-share"} {
+	for _, u := range []string{"req/s", "hog-iters/s", "local-steal-share", "on-node-share", "local-wakeup-share"} {
 		fmt.Printf("Unit %s better=higher\n", u)
 	}
 	os.Exit(m.Run())
@@ -134,6 +143,27 @@ func (p *probe) stop() {
 	r, ok2 := d(mStealRemote)
 	if ok1 && ok2 && l+r > 0 {
 		p.b.ReportMetric(l/(l+r), "local-steal-share")
+	}
+	// NUMA (zero, and not reported, unless NUMA-aware scheduling is
+	// active): the share of sampled executes whose thread ran on its
+	// P's node, which is physical locality where local-steal-share is
+	// judged by P index; wakeups on the work's node; thread moves to
+	// the work's node; affinity system calls.
+	on, ok1 := d(mExecOnNode)
+	off, ok2 := d(mExecOffNode)
+	if ok1 && ok2 && on+off > 0 {
+		p.b.ReportMetric(on/(on+off), "on-node-share")
+	}
+	wl, ok1 := d(mWakeupsLocal)
+	wr, ok2 := d(mWakeupsRemote)
+	if ok1 && ok2 && wl+wr > 0 {
+		p.b.ReportMetric(wl/(wl+wr), "local-wakeup-share")
+		if v, ok := d(mNUMAHops); ok {
+			p.b.ReportMetric(v/n, "hops/op")
+		}
+		if v, ok := d(mNUMABinds); ok {
+			p.b.ReportMetric(v/n, "binds/op")
+		}
 	}
 	if v, ok := d(mSysmonWakeups); ok {
 		p.b.ReportMetric(v/n, "sysmon-wakeups/op")

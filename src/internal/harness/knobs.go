@@ -9,7 +9,7 @@ import (
 // SchedlabKnobs are the GODEBUG settings added by the patched runtime.
 var SchedlabKnobs = []string{
 	"timeslice", "sysmontick", "sysmonmaxtick", "sysmonidle", "sysmonnetpoll",
-	"numa", "numabind", "numafake", "numasteal", "numatrace",
+	"numa", "numabind", "numafake", "numasteal", "numatrace", "numawake",
 }
 
 // UpstreamKnobs are GODEBUG settings understood by the upstream runtime
