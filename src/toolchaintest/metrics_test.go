@@ -147,6 +147,7 @@ func TestPrometheusStealMetrics(t *testing.T) {
 		"go_sched_steal_goroutines_goroutines_total",
 		"go_sched_steal_runnext_goroutines_total",
 		"go_sched_steal_timers_events_total",
+		"go_sched_steal_timer_goroutines_goroutines_total",
 		"go_sched_steal_local_node_goroutines_total",
 		"go_sched_steal_remote_node_goroutines_total",
 		"go_sched_globalrunq_goroutines_goroutines_total",
