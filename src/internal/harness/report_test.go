@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -136,13 +138,68 @@ func TestReportSweepPlots(t *testing.T) {
 		t.Fatalf("plots %q, want %q", res.Plots, want)
 	}
 	sweep, _ := os.ReadFile(filepath.Join(dir, want[0]))
-	if !strings.Contains(string(sweep), ">stock</text>") {
+	if !strings.Contains(string(sweep), ">stock (median, 95% CI band)</text>") {
 		t.Errorf("sweep plot has no stock reference line")
+	}
+	for _, rel := range want {
+		if _, err := os.Stat(filepath.Join(dir, strings.TrimSuffix(rel, ".svg")+".png")); err != nil {
+			t.Errorf("no PNG beside %s: %v", rel, err)
+		}
+	}
+
+	// Stock's p99 (40ms) is far above the swept values (20-40ms at most):
+	// its line must still lie inside the plotted range, and the axes
+	// must name their units.
+	c, err := Compare([]string{filepath.Join(dir, RawFile)}, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := c.Table("p99-wake-sec")
+	p, err := sweepPlot(c, meta.Sweep, tab.Rows[0], "p99-wake-sec", map[int]float64{1: 1000, 2: 2000}, []float64{1000, 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stock := tab.Rows[0].Cells[0].Summary.Center * 1e3; stock < p.Y.Min || stock > p.Y.Max {
+		t.Errorf("stock's median %gms lies outside the y range [%g, %g]", stock, p.Y.Min, p.Y.Max)
+	}
+	if p.X.Label.Text != "GODEBUG timeslice (µs)" || p.Y.Label.Text != "p99 wake-up delay (ms)" {
+		t.Errorf("axis labels %q, %q", p.X.Label.Text, p.Y.Label.Text)
+	}
+	if _, ok := p.X.Scale.(plot.LogScale); ok {
+		t.Errorf("log x axis for values within a factor of 2")
+	}
+	p, _ = sweepPlot(c, meta.Sweep, tab.Rows[0], "p99-wake-sec", map[int]float64{1: 100, 2: 2000}, []float64{100, 2000})
+	if _, ok := p.X.Scale.(plot.LogScale); !ok {
+		t.Errorf("linear x axis for values spanning more than a decade")
 	}
 	tradeoff, _ := os.ReadFile(filepath.Join(dir, want[1]))
 	for _, label := range []string{">1000</text>", ">2000</text>"} {
 		if !strings.Contains(string(tradeoff), label) {
 			t.Errorf("trade-off plot lacks point label %s", label)
+		}
+	}
+}
+
+func TestQuantityFor(t *testing.T) {
+	for _, tc := range []struct {
+		unit string
+		mag  float64
+		want quantity
+	}{
+		{"sec/op", 2e-6, quantity{"time per op", "µs", 1e6}},
+		{"sec/op", 0.5, quantity{"time per op", "ms", 1e3}},
+		{"sec/op", 3, quantity{"time per op", "s", 1}},
+		{"cpu-sec/op", 2e-9, quantity{"CPU time per op", "ns", 1e9}},
+		{"p99-wake-sec", 0.04, quantity{"p99 wake-up delay", "ms", 1e3}},
+		{"p50-latency-sec", 1e-4, quantity{"p50 latency", "µs", 1e6}},
+		{"local-steal-share", 0.9, quantity{"local steal share", "%", 100}},
+		{"hog-iters/s", 1e9, quantity{"hog iters", "per second", 1}},
+		{"B/op", 100, quantity{"memory allocated per op", "bytes", 1}},
+		{"steals/op", 2, quantity{"steals per op", "", 1}},
+		{"attempts/steal", 2, quantity{"attempts per steal", "", 1}},
+	} {
+		if got := quantityFor(tc.unit, tc.mag); got != tc.want {
+			t.Errorf("quantityFor(%q, %g) = %+v, want %+v", tc.unit, tc.mag, got, tc.want)
 		}
 	}
 }
