@@ -253,6 +253,11 @@ func Bench(ctx context.Context, opt BenchOptions) (*Metadata, error) {
 
 func (b *bench) finish(err error) (*Metadata, error) {
 	b.meta.Finished = time.Now().UTC().Truncate(time.Second)
+	if raw, rerr := os.ReadFile(filepath.Join(b.opt.Out, RawFile)); rerr == nil {
+		if name := benchCPUName(raw); name != "" {
+			b.meta.Machine.CPU = name
+		}
+	}
 	b.meta.Complete = err == nil
 	if werr := b.meta.write(b.opt.Out); werr != nil && err == nil {
 		err = werr
@@ -620,4 +625,18 @@ func sanitize(s string) string {
 		}
 		return '_'
 	}, s)
+}
+
+// benchCPUName returns the CPU name of the first "cpu:" line of Go
+// benchmark output. The testing package names the CPU its own way (the
+// CPUID brand string on x86, else /proc/cpuinfo); using its name in the
+// metadata gives a results folder one name for its CPU, the one
+// benchstat prints.
+func benchCPUName(raw []byte) string {
+	for _, line := range strings.Split(string(raw), "\n") {
+		if name, ok := strings.CutPrefix(line, "cpu: "); ok {
+			return strings.TrimSpace(name)
+		}
+	}
+	return ""
 }

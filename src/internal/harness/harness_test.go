@@ -294,3 +294,13 @@ func TestSelfCheck(t *testing.T) {
 		t.Errorf("unknown base: no error")
 	}
 }
+
+func TestBenchCPUName(t *testing.T) {
+	raw := "goos: linux\ngoarch: amd64\ncpu: AMD EPYC 9654 96-Core Processor   \nBenchmarkX-2\t1\t1 ns/op\ncpu: other\n"
+	if got := benchCPUName([]byte(raw)); got != "AMD EPYC 9654 96-Core Processor" {
+		t.Errorf("benchCPUName = %q", got)
+	}
+	if got := benchCPUName([]byte("BenchmarkX-2\t1\t1 ns/op\n")); got != "" {
+		t.Errorf("benchCPUName without a cpu line = %q, want empty", got)
+	}
+}
