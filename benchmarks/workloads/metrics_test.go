@@ -29,11 +29,14 @@ const (
 	mNUMABinds       = "/sched/numa/binds:events"
 	mWakeupsLocal    = "/sched/numa/wakeups-local:events"
 	mWakeupsRemote   = "/sched/numa/wakeups-remote:events"
+	mGlobrunq        = "/sched/globalrunq/goroutines:goroutines"
+	mTimerGs         = "/sched/steal/timer-goroutines:goroutines"
 )
 
 var schedMetricNames = []string{
 	mStealAttempts, mStealGoroutines, mStealOps, mStealRunnext, mStealLocal, mStealRemote, mSysmonWakeups, mSysmonPreempts,
 	mExecOnNode, mExecOffNode, mNUMAHops, mNUMABinds, mWakeupsLocal, mWakeupsRemote,
+	mGlobrunq, mTimerGs,
 }
 
 // available is the subset of schedMetricNames this runtime exports (none
@@ -126,6 +129,14 @@ func (p *probe) stop() {
 	}
 	if okO {
 		p.b.ReportMetric(ops/n, "steal-ops/op")
+	}
+	// The other ways goroutines reach a P that did not make them
+	// runnable: the global run queue, and running another P's timers.
+	if v, ok := d(mGlobrunq); ok {
+		p.b.ReportMetric(v/n, "globrunq/op")
+	}
+	if v, ok := d(mTimerGs); ok {
+		p.b.ReportMetric(v/n, "timer-goroutines/op")
 	}
 	// The shape of stealing: how many victims a thief probes per
 	// successful steal, how many goroutines one steal moves, and how
