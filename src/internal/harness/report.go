@@ -6,8 +6,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+
+	"golang.org/x/perf/benchunit"
 )
 
 // Files a report adds to a results folder.
@@ -17,6 +20,12 @@ const (
 	ReadmeFile    = "README.md"
 	FindingsFile  = "FINDINGS.md" // optional, hand-written; quoted at the top of the README
 	PlotsDir      = "plots"
+
+	// With runs that were short of CPU, the report also compares the
+	// runs without them: the raw data without those runs, and its
+	// tables.
+	UncontendedRawFile       = "bench-uncontended.txt"
+	UncontendedBenchstatFile = "benchstat-uncontended.txt"
 )
 
 // ReportResult says what Report wrote.
@@ -25,6 +34,11 @@ type ReportResult struct {
 	Benchstat  string   // the text tables
 	SelfCheck  []string // self-check warnings
 	Plots      []string // relative paths
+
+	// Uncontended compares the runs that were not short of CPU, when
+	// some were (nil otherwise); Dropped is how many runs it leaves out.
+	Uncontended *Comparison
+	Dropped     int
 }
 
 // Report reads a results folder written by Bench and writes the
@@ -58,6 +72,11 @@ func Report(dir string) (*ReportResult, error) {
 		}
 	}
 	res := &ReportResult{Comparison: c, SelfCheck: c.SelfCheck()}
+	if len(meta.Contended) > 0 {
+		if err := res.compareUncontended(dir, meta, c); err != nil {
+			return nil, err
+		}
+	}
 	var tb bytes.Buffer
 	if err := c.WriteText(&tb); err != nil {
 		return nil, err
@@ -86,6 +105,114 @@ func Report(dir string) (*ReportResult, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// keyUnit reports whether unit is one the summary without contended
+// runs repeats: time and CPU time per op, and a sweep's own metrics.
+func keyUnit(meta *Metadata, unit string) bool {
+	if unit == "sec/op" || unit == "cpu-sec/op" {
+		return true
+	}
+	if meta.Sweep != nil {
+		for _, m := range meta.Sweep.Metrics {
+			if _, u := benchunit.Tidy(1, m); u == unit {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// compareUncontended writes the raw data without the runs that meta
+// lists as short of CPU, and its tables, and sets res.Uncontended.
+func (res *ReportResult) compareUncontended(dir string, meta *Metadata, c *Comparison) error {
+	raw, err := os.ReadFile(filepath.Join(dir, RawFile))
+	if err != nil {
+		return err
+	}
+	kept, dropped := dropRuns(raw, contendedRuns(meta.Contended))
+	path := filepath.Join(dir, UncontendedRawFile)
+	if err := os.WriteFile(path, kept, 0o644); err != nil {
+		return err
+	}
+	uc, err := Compare([]string{path}, CompareOptions{Base: c.Cols[c.Base]})
+	if err != nil {
+		return fmt.Errorf("%s: %v", UncontendedRawFile, err)
+	}
+	var tb bytes.Buffer
+	if err := uc.WriteText(&tb); err != nil {
+		return err
+	}
+	res.Uncontended, res.Dropped = uc, dropped
+	return os.WriteFile(filepath.Join(dir, UncontendedBenchstatFile), tb.Bytes(), 0o644)
+}
+
+// A runKey names one run: its round (from 1), target and variant.
+type runKey struct {
+	round           int
+	target, variant string
+}
+
+// contendedRuns parses the runs out of Metadata.Contended entries
+// ("round 2: workloads.LatencyProbe [stock]: other load took …").
+func contendedRuns(flags []string) map[runKey]bool {
+	m := map[runKey]bool{}
+	for _, f := range flags {
+		var k runKey
+		var rest string
+		if _, err := fmt.Sscanf(f, "round %d: %s", &k.round, &rest); err != nil {
+			continue
+		}
+		head, _, _ := strings.Cut(f, "]")
+		_, head, _ = strings.Cut(head, ": ")
+		target, variant, ok := strings.Cut(head, " [")
+		if !ok {
+			continue
+		}
+		k.target, k.variant = target, variant
+		m[k] = true
+	}
+	return m
+}
+
+// dropRuns returns raw (bench.txt) without the blocks of the runs in
+// drop, and how many blocks it left out. Each run's block starts with a
+// "# round N, target" line and names its variant in a "variant:" line.
+func dropRuns(raw []byte, drop map[runKey]bool) ([]byte, int) {
+	var out bytes.Buffer
+	dropped := 0
+	var block []string
+	flush := func() {
+		if len(block) == 0 {
+			return
+		}
+		var k runKey
+		if _, err := fmt.Sscanf(block[0], "# round %d, %s", &k.round, &k.target); err == nil {
+			for _, line := range block {
+				if v, ok := strings.CutPrefix(line, "variant: "); ok {
+					k.variant = strings.TrimSpace(v)
+					break
+				}
+			}
+			if drop[k] {
+				dropped++
+				block = block[:0]
+				return
+			}
+		}
+		for _, line := range block {
+			out.WriteString(line + "\n")
+		}
+		block = block[:0]
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n") {
+		if strings.HasPrefix(line, "# round ") {
+			flush()
+		}
+		block = append(block, line)
+	}
+	flush()
+	return out.Bytes(), dropped
 }
 
 // renderReadme writes the README of a results folder. findings, the
@@ -174,6 +301,14 @@ func renderReadme(meta *Metadata, res *ReportResult, findings string) string {
 		for _, t := range c.Tables {
 			p("- %s\n", verdict(t, ci, c.Base))
 		}
+		if uc := res.Uncontended; uc != nil && res.Dropped > 0 {
+			p("\nWithout the %d runs that were short of CPU (`%s`, `%s`):\n\n", res.Dropped, UncontendedRawFile, UncontendedBenchstatFile)
+			for _, t := range uc.Tables {
+				if uci := slices.Index(uc.Cols, col); uci >= 0 && keyUnit(meta, t.Unit) {
+					p("- %s\n", verdict(t, uci, uc.Base))
+				}
+			}
+		}
 		p("\n")
 	}
 	p("Differences are benchstat's: medians with 95%% confidence intervals and a Mann-Whitney U test at α=%.2f; `~` means no significant difference, not no difference. "+
@@ -220,6 +355,9 @@ func renderReadme(meta *Metadata, res *ReportResult, findings string) string {
 		}
 	}
 	p("## Files\n\n- `%s`: raw results\n- `%s`: the tables above\n- `%s`: the same, one line per benchmark, unit and variant\n- `%s`: every run's wall time, CPU time and contention\n- `%s`: complete output of every run\n- `%s`: machine, toolchains, knobs, failures\n", RawFile, BenchstatFile, CSVFile, RunsFile, LogFile, MetadataFile)
+	if res.Dropped > 0 {
+		p("- `%s`, `%s`: the raw results and tables without the %d runs that were short of CPU\n", UncontendedRawFile, UncontendedBenchstatFile, res.Dropped)
+	}
 	return b.String()
 }
 

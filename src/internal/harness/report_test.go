@@ -203,3 +203,24 @@ func TestQuantityFor(t *testing.T) {
 		}
 	}
 }
+
+func TestDropContendedRuns(t *testing.T) {
+	raw := "\n# round 1, workloads.A\nvariant: stock\nBenchmarkA-2\t1\t10 ns/op\n" +
+		"\n# round 1, workloads.A\nvariant: patched\nBenchmarkA-2\t1\t11 ns/op\n" +
+		"\n# round 2, workloads.A\nvariant: stock\nBenchmarkA-2\t1\t99 ns/op\n" +
+		"\n# round 2, workloads.A\nvariant: patched\nBenchmarkA-2\t1\t12 ns/op\n"
+	drop := contendedRuns([]string{
+		"round 2: workloads.A [stock]: other load took 0.78 CPUs (steal 0.00) during the run; it was short of CPU",
+		"not a run flag",
+	})
+	if len(drop) != 1 || !drop[runKey{2, "workloads.A", "stock"}] {
+		t.Fatalf("contendedRuns = %v", drop)
+	}
+	kept, n := dropRuns([]byte(raw), drop)
+	if n != 1 {
+		t.Errorf("dropped %d runs, want 1", n)
+	}
+	if strings.Contains(string(kept), "99 ns/op") || strings.Count(string(kept), "ns/op") != 3 {
+		t.Errorf("kept:\n%s", kept)
+	}
+}
