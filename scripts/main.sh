@@ -17,10 +17,14 @@ out=${OUT:-$(fresh_dir "runs/$(stamp)-quick")}
 .bin/schedlab bench -suite quick -variant stock -variant patched -variant stock2=stock -noreport -out "$out" "$@"
 .bin/schedlab report "$out"
 echo
-echo "How to read this: stock2 is the same stock binary run again. A row where"
-echo "patched differs from stock but stock2 differs too (a self-check WARNING)"
-echo "is noise. A patched-only difference is a candidate, not a verdict: rerun"
-echo "that benchmark with -count 20 (.bin/schedlab bench -suite quick -bench NAME"
+echo "How to read this: stock2 is the same stock binary run again, the control;"
+echo "its verdict line is what noise alone does on this machine today. A row"
+echo "that is significant before Holm's correction but not after it, or where"
+echo "stock2 differs too (a self-check WARNING), is noise. For the '~' rows the"
+echo "verdict gives the largest difference the run could have missed: '~' means"
+echo "no difference above that bound, not no difference. A patched-only"
+echo "difference that survives Holm is a candidate, not a verdict: rerun that"
+echo "benchmark with -count 20 (.bin/schedlab bench -suite quick -bench NAME"
 echo "-count 20 -variant stock -variant patched -variant stock2=stock) first."
 echo "results folder: $out"
 echo 'use the patched toolchain in this shell: eval "$(make -s env)"'

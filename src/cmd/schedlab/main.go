@@ -293,6 +293,13 @@ func report(dir string) error {
 		fmt.Fprintf(os.Stderr, "schedlab: WARNING: %s\n", w)
 	}
 	if meta, err := harness.ReadMetadata(dir); err == nil {
+		if vs := res.Verdicts(meta); len(vs) > 0 {
+			fmt.Println("\nVerdicts (Mann-Whitney U at α=0.05, Holm's correction over the rows; for `~` rows, the")
+			fmt.Println("largest difference the two 95% CIs allow, which the run could have missed):")
+			for _, v := range vs {
+				fmt.Printf("- %s\n", v)
+			}
+		}
 		if n := len(meta.Contended); n > 0 {
 			fmt.Fprintf(os.Stderr, "schedlab: warning: %d run(s) were short of CPU (other load on the machine), e.g. %s\n", n, meta.Contended[0])
 		}

@@ -107,6 +107,36 @@ func Report(dir string) (*ReportResult, error) {
 	return res, nil
 }
 
+// Verdicts summarises each variant against the base on the key units
+// (time and CPU time per op, a sweep's metrics): one line per variant
+// and unit, as the README's Verdicts section words them, and the same
+// without the runs that were short of CPU, if some were. A variant with
+// the base's toolchain and knobs is marked as the control.
+func (res *ReportResult) Verdicts(meta *Metadata) []string {
+	var out []string
+	add := func(c *Comparison, suffix string) {
+		for ci, col := range c.Cols {
+			if ci == c.Base {
+				continue
+			}
+			name := col
+			if ci < len(c.ColID) && c.Base < len(c.ColID) && c.ColID[ci] == c.ColID[c.Base] {
+				name += " (control: same toolchain and knobs as " + c.Cols[c.Base] + ")"
+			}
+			for _, t := range c.Tables {
+				if keyUnit(meta, t.Unit) {
+					out = append(out, fmt.Sprintf("%s vs %s%s: %s", name, c.Cols[c.Base], suffix, verdict(t, ci, c.Base)))
+				}
+			}
+		}
+	}
+	add(res.Comparison, "")
+	if res.Uncontended != nil && res.Dropped > 0 {
+		add(res.Uncontended, fmt.Sprintf(", without the %d runs short of CPU", res.Dropped))
+	}
+	return out
+}
+
 // keyUnit reports whether unit is one the summary without contended
 // runs repeats: time and CPU time per op, and a sweep's own metrics.
 func keyUnit(meta *Metadata, unit string) bool {
@@ -458,13 +488,17 @@ func verdict(t *UnitTable, ci, base int) string {
 	s := fmt.Sprintf("%s (%s): ", t.Unit, dir)
 	var parts []string
 	if len(good) > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s (%s)", len(good), better, strings.Join(good, ", ")))
+		parts = append(parts, fmt.Sprintf("%d %s at p<0.05 (%s)", len(good), better, strings.Join(good, ", ")))
 	}
 	if len(bad) > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s (%s)", len(bad), worse, strings.Join(bad, ", ")))
+		parts = append(parts, fmt.Sprintf("%d %s at p<0.05 (%s)", len(bad), worse, strings.Join(bad, ", ")))
 	}
-	if len(good)+len(bad) > 0 {
-		parts = append(parts, fmt.Sprintf("%d of these significant after Holm's correction over the %d rows", holmKept, len(t.Rows)-missing))
+	if n := len(good) + len(bad); n > 0 {
+		if holmKept == 0 {
+			parts = append(parts, fmt.Sprintf("none of the %d significant after Holm's correction over the %d rows", n, len(t.Rows)-missing))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d of these significant after Holm's correction over the %d rows", holmKept, len(t.Rows)-missing))
+		}
 	}
 	if same > 0 {
 		part := fmt.Sprintf("%d without a significant difference", same)
