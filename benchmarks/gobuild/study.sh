@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Build time of a Go package with GODEBUG's schedlab NUMA knobs exported
+# in the shell, as a researcher would leave them (issue 20): does the
+# build pay for binding? Each run builds TARGET from scratch (-a, an
+# empty GOCACHE) with the patched toolchain, COUNT interleaved rounds in
+# a rotating order. Variants:
+#   numa0        GODEBUG unset
+#   bind1        GODEBUG=numa=1,numafake=2,numabind=1 for the go command;
+#                since patch 0020 the go command drops the knobs for the
+#                tools it runs
+#   numa0-tools  as numa0, through the -toolexec wrapper (its own cost)
+#   bind1-tools  as bind1, and the wrapper gives every tool the knobs:
+#                the build as it was before patch 0020
+# Writes bench.txt (Go benchmark format: sec/op is the build's wall time,
+# cpu-sec/op its CPU time), percpu.tsv (each CPU's busy share during each
+# run, from /proc/stat) and benchstat.txt into the results folder.
+# Usage: benchmarks/gobuild/study.sh [OUT]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. scripts/lib.sh
+out=${1:-$(fresh_dir "results/$(stamp)-gobuild")}
+count=${COUNT:-10}
+target=${TARGET:-./src/cmd/series}
+goroot=$PWD/toolchain/goroot
+export GOTOOLCHAIN=local GOROOT=$goroot PATH=$goroot/bin:$PATH
+mkdir -p "$out"
+wrapper=$(mktemp -d)/toolexec
+go build -o "$wrapper" ./benchmarks/gobuild/toolexec
+knobs=numa=1,numafake=2,numabind=1
+variants=(numa0 bind1 numa0-tools bind1-tools)
+{
+	echo "# go build -a $target, fresh GOCACHE per run"
+	echo "goos: linux"
+	echo "pkg: gobuild"
+	echo "series: $(.bin/series hash)"
+	echo "toolchain: $(go version | cut -d' ' -f3)"
+} > "$out/bench.txt"
+printf 'round\tvariant\twall_s\tcpu_s' > "$out/percpu.tsv"
+ncpu=$(grep -c '^cpu[0-9]' /proc/stat)
+for c in $(seq 0 $((ncpu - 1))); do printf '\tcpu%d_busy' "$c" >> "$out/percpu.tsv"; done
+echo >> "$out/percpu.tsv"
+percpu() { awk '/^cpu[0-9]/ {print $2+$3+$4+$7+$8, $5+$6}' /proc/stat; }
+for r in $(seq 1 "$count"); do
+	n=${#variants[@]}
+	for i in $(seq 0 $((n - 1))); do
+		v=${variants[$(((i + r) % n))]}
+		gd= tool= flags=()
+		case $v in
+		bind1*) gd=$knobs ;;
+		esac
+		case $v in
+		*-tools) tool=$gd flags=(-toolexec "$wrapper") ;;
+		esac
+		cache=$(mktemp -d)
+		mapfile -t before < <(percpu)
+		t0=$(date +%s%N)
+		# /usr/bin/time would be simpler; bash's times gives children's CPU.
+		env ${gd:+GODEBUG=$gd} SCHEDLAB_TOOL_GODEBUG=$tool GOCACHE=$cache \
+			bash -c 'go build -a "$@" -o /dev/null '"$target"' && times' _ "${flags[@]}" > "$cache.times"
+		t1=$(date +%s%N)
+		mapfile -t after < <(percpu)
+		rm -rf "$cache"
+		# times prints "0m0.000s 0m0.000s\nUSERm SYSs" for the shell, then its children.
+		cpu=$(sed -n 2p "$cache.times" | awk '{split($1,u,"m"); split($2,s,"m"); sub("s","",u[2]); sub("s","",s[2]); print u[1]*60+u[2]+s[1]*60+s[2]}')
+		rm -f "$cache.times"
+		wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", (b-a)/1e9}')
+		line=$(printf '%d\t%s\t%s\t%s' "$r" "$v" "$wall" "$cpu")
+		for c in $(seq 0 $((ncpu - 1))); do
+			read -r b0 i0 <<< "${before[$c]}"
+			read -r b1 i1 <<< "${after[$c]}"
+			line+=$(awk -v b=$((b1 - b0)) -v i=$((i1 - i0)) 'BEGIN{printf "\t%.3f", (b+i) ? b/(b+i) : 0}')
+		done
+		echo "$line" >> "$out/percpu.tsv"
+		printf 'variant: %s\ngodebug: %s\nBenchmarkGoBuild\t1\t%s ns/op\t%s cpu-ns/op\n' "$v" "${gd:-none}" \
+			"$(awk -v w="$wall" 'BEGIN{printf "%.0f", w*1e9}')" "$(awk -v c="$cpu" 'BEGIN{printf "%.0f", c*1e9}')" >> "$out/bench.txt"
+		echo "round $r/$count $v: ${wall}s wall, ${cpu}s CPU" >&2
+	done
+done
+bs=$(mktemp -d)/benchstat
+go build -o "$bs" golang.org/x/perf/cmd/benchstat
+(cd "$out" && "$bs" -col variant -ignore godebug bench.txt > benchstat.txt)
+cat "$out/benchstat.txt"
+echo "results folder: $out"
