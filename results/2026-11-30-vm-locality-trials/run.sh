@@ -20,7 +20,11 @@ for t in $(seq 1 "$trials"); do
 		gd=numa=1,numafake=2,$knob
 		s=0 l=0 r=0
 		for _ in 1 2 3; do
-			read -r ps pl pr < <(GODEBUG=$gd "$exe" NUMAStealLocality | sed -n 's/^stolen=\([0-9]*\) local=\([0-9]*\) remote=\([0-9]*\)$/\1 \2 \3/p')
+			# "stolen=S local=L remote=R"; since the series counts goroutines
+			# readied by timer steals by node, "stolen=S timergs=T local=L
+			# remote=R", and S+T goroutines moved.
+			read -r ps pt pl pr < <(GODEBUG=$gd "$exe" NUMAStealLocality | sed -En 's/^stolen=([0-9]+)( timergs=([0-9]+))? local=([0-9]+) remote=([0-9]+)$/\1 \3 \4 \5/p' | awk '{if (NF == 3) print $1, 0, $2, $3; else print}')
+			ps=$((ps + pt))
 			s=$((s + ps)) l=$((l + pl)) r=$((r + pr))
 		done
 		printf '%s\t%s\t%d\t%d\t%d\t%d\t%s\n' "$name" "$gd" "$t" "$s" "$l" "$r" "$(awk -v l=$l -v s=$s 'BEGIN{printf "%.4f", l/s}')" >> "$out/trials.tsv"
