@@ -361,7 +361,7 @@ func rowPlot(t *UnitTable, ncols, legend int) (*plot.Plot, vg.Length) {
 		names[len(t.Rows)-1-i] = r.Name
 	}
 	p.NominalY(names...)
-	p.X.Tick.Marker = preciseTicks{}
+	p.X.Tick.Marker = niceTicks{}
 	p.Add(plotter.NewGrid())
 	rowH := vg.Points(math.Max(16, 9*float64(ncols)+6))
 	// The legend is drawn inside the data area, top right; keep that
@@ -812,6 +812,34 @@ func tradeoffPlot(c *Comparison, s *SweepInfo, xr, yr *Row, xm, ym string) (*plo
 		}
 	}
 	return p, nil
+}
+
+// niceTicks puts 4 to 10 labelled ticks at multiples of 1, 2 or 5 times
+// a power of ten, so that zero, when in range, is always labelled.
+type niceTicks struct{}
+
+func (niceTicks) Ticks(min, max float64) []plot.Tick {
+	if !(max > min) {
+		return plot.DefaultTicks{}.Ticks(min, max)
+	}
+	raw := (max - min) / 6
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	var ts []plot.Tick
+	for k := math.Ceil(min / step); k*step <= max+step*1e-9; k++ {
+		v := k * step
+		if v == 0 {
+			v = 0 // not -0
+		}
+		ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 4, 64)})
+	}
+	return ts
 }
 
 // preciseTicks are gonum's default ticks labelled with four significant

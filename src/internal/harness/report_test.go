@@ -224,3 +224,23 @@ func TestDropContendedRuns(t *testing.T) {
 		t.Errorf("kept:\n%s", kept)
 	}
 }
+
+func TestNiceTicks(t *testing.T) {
+	for _, tc := range []struct {
+		min, max float64
+		want     []string
+	}{
+		{-35, 22, []string{"-30", "-20", "-10", "0", "10", "20"}},
+		{0, 100, []string{"0", "20", "40", "60", "80", "100"}},
+		{1.2, 1.9, []string{"1.2", "1.4", "1.6", "1.8"}},
+		{-0.004, 0.031, []string{"0", "0.01", "0.02", "0.03"}},
+	} {
+		var got []string
+		for _, tk := range (niceTicks{}).Ticks(tc.min, tc.max) {
+			got = append(got, tk.Label)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("niceTicks(%g, %g) = %q, want %q", tc.min, tc.max, got, tc.want)
+		}
+	}
+}
