@@ -129,7 +129,7 @@ func LoadSuite(root, name string) (*Suite, error) {
 		}
 	case "cgo":
 		// Needs a C compiler, so it is not part of "all".
-		for _, n := range []string{"CgoCall", "CgoCallParallel", "CgoCallYield"} {
+		for _, n := range []string{"CgoCall", "CgoCallParallel", "CgoCallYield", "Yield"} {
 			s.Targets = append(s.Targets, Target{Name: "cgocall." + n, Pkg: cgocallPkg, Bench: benchRE(n)})
 		}
 	case "smoke":
