@@ -238,68 +238,61 @@ func fenceOf(line string) string {
 // TestFindResultsRefs checks the reference scanner on made-up lines.
 func TestFindResultsRefs(t *testing.T) {
 	root := t.TempDir()
-	doc := strings.Join([]string{
-		"See [numa](results/2026-11-30-vm-a/) and results/2026-11-30-vm-b/bench.txt.", // 1
-		"Local runs go to `runs/`; keep one in `results/`, e.g. results/<date>-<host>-<name>/.",
-		"<img src=\"results/2026-11-30-vm-c/plots/x.svg\"> https://github.com/o/r/tree/main/results/nope/",
-		"```",
-		"mv runs/<folder> results/ && git add results/<folder> results/2026-01-01-template",
-		"```",
-		"```",
-		"benchstat results/2026-11-30-vm-d/bench.txt", // 8
-		"```",
-		"[web](https://example.com/results/x) [anchor](#results) `results/*/FINDINGS.md`",
-	}, "\n")
-	got := findResultsRefs(root, "README.md", []byte(doc))
-	var s []string
-	for _, r := range got {
-		s = append(s, fmt.Sprintf("%d %s %s", r.line, r.text, r.path))
-	}
-	want := []string{
-		"1 results/2026-11-30-vm-a/ results/2026-11-30-vm-a",
-		"1 results/2026-11-30-vm-b/bench.txt results/2026-11-30-vm-b/bench.txt",
-		"3 results/2026-11-30-vm-c/plots/x.svg results/2026-11-30-vm-c/plots/x.svg",
-		"8 results/2026-11-30-vm-d/bench.txt results/2026-11-30-vm-d/bench.txt",
-	}
-	if !slices.Equal(s, want) {
-		t.Errorf("README.md refs:\n%s\nwant:\n%s", strings.Join(s, "\n"), strings.Join(want, "\n"))
-	}
-
-	doc = strings.Join([]string{
-		"[evidence](../../results/2026-11-30-vm-e/FINDINGS.md); not results/ itself.",
-		"[wrong](results/2026-11-30-vm-f/)",
-	}, "\n")
-	got = findResultsRefs(root, "docs/design/x.md", []byte(doc))
-	s = nil
-	for _, r := range got {
-		s = append(s, fmt.Sprintf("%d %s %s", r.line, r.text, r.path))
-	}
-	want = []string{
-		"1 ../../results/2026-11-30-vm-e/FINDINGS.md results/2026-11-30-vm-e/FINDINGS.md",
-		"2 results/2026-11-30-vm-f/ docs/design/results/2026-11-30-vm-f",
-	}
-	if !slices.Equal(s, want) {
-		t.Errorf("docs/design/x.md refs:\n%s\nwant:\n%s", strings.Join(s, "\n"), strings.Join(want, "\n"))
-	}
-
-	doc = strings.Join([]string{
-		"Rerun of `../2026-11-30-vm-g/`; see [h](../2026-11-30-vm-h/) and ../2026-11-30-vm-i.",
-		"Same as `2026-11-30-vm-j`, not `go1.27.4` nor 2026-11-30 nor [plots](plots/x.svg).",
-	}, "\n")
-	got = findResultsRefs(root, "results/2026-11-30-vm-k/FINDINGS.md", []byte(doc))
-	s = nil
-	for _, r := range got {
-		s = append(s, fmt.Sprintf("%d %s %s", r.line, r.text, r.path))
-	}
-	want = []string{
-		"1 ../2026-11-30-vm-h/ results/2026-11-30-vm-h",
-		"1 ../2026-11-30-vm-g/ results/2026-11-30-vm-g",
-		"1 ../2026-11-30-vm-i results/2026-11-30-vm-i",
-		"2 plots/x.svg results/2026-11-30-vm-k/plots/x.svg",
-		"2 2026-11-30-vm-j results/2026-11-30-vm-j",
-	}
-	if !slices.Equal(s, want) {
-		t.Errorf("FINDINGS.md refs:\n%s\nwant:\n%s", strings.Join(s, "\n"), strings.Join(want, "\n"))
+	for _, tc := range []struct {
+		file string
+		doc  []string
+		want []string // "line text resolved-path"
+	}{{
+		file: "README.md",
+		doc: []string{
+			"See [numa](results/2026-11-30-vm-a/) and results/2026-11-30-vm-b/bench.txt.", // 1
+			"Local runs go to `runs/`; keep one in `results/`, e.g. results/<date>-<host>-<name>/.",
+			"<img src=\"results/2026-11-30-vm-c/plots/x.svg\"> https://github.com/o/r/tree/main/results/nope/",
+			"```",
+			"mv runs/<folder> results/ && git add results/<folder> results/2026-01-01-template",
+			"```",
+			"```",
+			"benchstat results/2026-11-30-vm-d/bench.txt", // 8
+			"```",
+			"[web](https://example.com/results/x) [anchor](#results) `results/*/FINDINGS.md`",
+		},
+		want: []string{
+			"1 results/2026-11-30-vm-a/ results/2026-11-30-vm-a",
+			"1 results/2026-11-30-vm-b/bench.txt results/2026-11-30-vm-b/bench.txt",
+			"3 results/2026-11-30-vm-c/plots/x.svg results/2026-11-30-vm-c/plots/x.svg",
+			"8 results/2026-11-30-vm-d/bench.txt results/2026-11-30-vm-d/bench.txt",
+		},
+	}, {
+		file: "docs/design/x.md",
+		doc: []string{
+			"[evidence](../../results/2026-11-30-vm-e/FINDINGS.md); not results/ itself.",
+			"[wrong](results/2026-11-30-vm-f/)",
+		},
+		want: []string{
+			"1 ../../results/2026-11-30-vm-e/FINDINGS.md results/2026-11-30-vm-e/FINDINGS.md",
+			"2 results/2026-11-30-vm-f/ docs/design/results/2026-11-30-vm-f",
+		},
+	}, {
+		file: "results/2026-11-30-vm-k/FINDINGS.md",
+		doc: []string{
+			"Rerun of `../2026-11-30-vm-g/`; see [h](../2026-11-30-vm-h/) and ../2026-11-30-vm-i.",
+			"Same as `2026-11-30-vm-j`, not `go1.27.4` nor 2026-11-30 nor [plots](plots/x.svg).",
+		},
+		want: []string{
+			"1 ../2026-11-30-vm-h/ results/2026-11-30-vm-h",
+			"1 ../2026-11-30-vm-g/ results/2026-11-30-vm-g",
+			"1 ../2026-11-30-vm-i results/2026-11-30-vm-i",
+			"2 plots/x.svg results/2026-11-30-vm-k/plots/x.svg",
+			"2 2026-11-30-vm-j results/2026-11-30-vm-j",
+		},
+	}} {
+		var got []string
+		for _, r := range findResultsRefs(root, tc.file, []byte(strings.Join(tc.doc, "\n"))) {
+			got = append(got, fmt.Sprintf("%d %s %s", r.line, r.text, r.path))
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s refs:\n%s\nwant:\n%s", tc.file, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+		}
 	}
 }
 
