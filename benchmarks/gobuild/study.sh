@@ -78,6 +78,19 @@ for r in $(seq 1 "$count"); do
 done
 bs=$(mktemp -d)/benchstat
 go build -o "$bs" golang.org/x/perf/cmd/benchstat
-(cd "$out" && "$bs" -col variant -ignore godebug bench.txt > benchstat.txt)
+# Two comparisons, each against its own base: what a user gets now
+# (bind1 against numa0), and what the knobs cost when they reach the
+# tools (bind1-tools against numa0-tools, both through the wrapper).
+(
+	cd "$out"
+	"$bs" -col 'variant@(numa0 bind1)' -ignore godebug -filter 'variant:(numa0 OR bind1)' bench.txt
+	echo
+	"$bs" -col 'variant@(numa0-tools bind1-tools)' -ignore godebug -filter 'variant:(numa0-tools OR bind1-tools)' bench.txt
+	echo
+	echo "mean busy share of each CPU during the runs (percpu.tsv):"
+	awk -F'\t' 'NR == 1 {for (i = 5; i <= NF; i++) h[i] = $i; nf = NF; next}
+		{n[$2]++; for (i = 5; i <= nf; i++) b[$2, i] += $i}
+		END {for (v in n) {printf "%-12s", v; for (i = 5; i <= nf; i++) printf " %s %.2f", h[i], b[v, i] / n[v]; print ""}}' percpu.tsv | sort
+) > "$out/benchstat.txt"
 cat "$out/benchstat.txt"
 echo "results folder: $out"
