@@ -385,6 +385,7 @@ func plotDeltas(path string, c *Comparison, t *UnitTable) error {
 	p.Title.Text = fmt.Sprintf("%s: change against %s", q.name, c.Cols[c.Base])
 	p.X.Label.Text = "change of the median (%); whiskers: range the two 95% CIs allow"
 	n := len(t.Rows)
+	var marks []*rowMarks
 	for k, ci := range cols {
 		m := &rowMarks{k: k, ncols: len(cols), color: plotutil.Color(ci), bars: true,
 			center: nans(n), lo: nans(n), hi: nans(n), pale: make([]bool, n)}
@@ -403,10 +404,44 @@ func plotDeltas(path string, c *Comparison, t *UnitTable) error {
 		}
 		p.Add(m)
 		p.Legend.Add(c.Cols[ci], m)
+		marks = append(marks, m)
 	}
 	p.Legend.Add(fmt.Sprintf("pale: not significant (p > %g)", c.alpha), paleThumb{})
 	p.Add(vline(0))
+	if lim, cut := deltaAxisLimit(marks); cut {
+		p.X.Min, p.X.Max = math.Max(p.X.Min, -lim), math.Min(p.X.Max, lim)
+		p.X.Label.Text += "\n(longer whiskers are cut at the edge)"
+	}
 	return savePlot(p, plotWidth, h, path)
+}
+
+// deltaAxisLimit returns the half-width of a change plot's x axis that
+// keeps every bar and most whiskers readable, and whether some whisker
+// reaches beyond it: one very noisy row (a ±250% interval) would
+// otherwise squeeze every bar into a few pixels around zero.
+func deltaAxisLimit(marks []*rowMarks) (float64, bool) {
+	var bars, ends []float64
+	for _, m := range marks {
+		for i := range m.center {
+			if isFinite(m.center[i]) {
+				bars = append(bars, math.Abs(m.center[i]))
+			}
+			for _, e := range []float64{m.lo[i], m.hi[i]} {
+				if isFinite(e) {
+					ends = append(ends, math.Abs(e))
+				}
+			}
+		}
+	}
+	if len(ends) == 0 {
+		return 0, false
+	}
+	sort.Float64s(ends)
+	lim := ends[len(ends)*8/10] // most whiskers fit
+	for _, b := range bars {
+		lim = math.Max(lim, 1.3*b) // every bar fits
+	}
+	return lim, ends[len(ends)-1] > lim
 }
 
 // plotLevels plots each variant's level per benchmark: the median with
