@@ -6,6 +6,7 @@
 //	schedlab report  dir
 //	schedlab sweep   -knob timeslice=1000,2000,5000,10000 -suite workloads [-bench re]
 //	schedlab suites
+//	schedlab doctor  [-json] [-sample 1s]
 //
 // A variant is a toolchain (stock = the pinned release, patched =
 // toolchain/goroot, or any GOROOT path) plus an optional GODEBUG string:
@@ -36,6 +37,7 @@ commands:
   report   write README.md, tables, CSV and SVG plots into a results folder
   sweep    run one GODEBUG knob over a list of values and plot metrics against it
   suites   list the suites and their benchmarks
+  doctor   what this machine can measure for a NUMA study, and what will distort it
 
 Run 'schedlab <command> -h' for the flags of a command.
 `
@@ -59,6 +61,8 @@ func main() {
 		err = cmdSweep(ctx, args)
 	case "suites":
 		err = cmdSuites(args)
+	case "doctor":
+		err = cmdDoctor(args)
 	case "help", "-h", "-help", "--help":
 		fmt.Print(usage)
 	default:
@@ -350,5 +354,18 @@ func cmdSuites(args []string) error {
 			fmt.Printf("  %-45s %-10s %s %s\n", t.Name, bt, t.Pkg.Import, t.Bench)
 		}
 	}
+	return nil
+}
+
+func cmdDoctor(args []string) error {
+	fs := flag.NewFlagSet("doctor", flag.ExitOnError)
+	asJSON := fs.Bool("json", false, "write JSON instead of text")
+	sample := fs.Duration("sample", time.Second, "how long to sample other load on the machine (0: skip)")
+	fs.Parse(args)
+	d := harness.RunDoctor(harness.DoctorOptions{Sample: *sample, Perf: true})
+	if *asJSON {
+		return d.WriteJSON(os.Stdout)
+	}
+	d.WriteText(os.Stdout)
 	return nil
 }

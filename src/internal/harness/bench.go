@@ -61,16 +61,19 @@ type VariantMeta struct {
 
 // Metadata describes a results folder.
 type Metadata struct {
-	Command   string        `json:"command"`
-	Suite     string        `json:"suite"`
-	Count     int           `json:"count"`
-	Benchtime string        `json:"benchtime"`
-	CPU       string        `json:"cpu,omitempty"`
-	Timeout   string        `json:"timeout"`
-	Started   time.Time     `json:"started"`
-	Finished  time.Time     `json:"finished"`
-	Complete  bool          `json:"complete"`
-	Machine   Machine       `json:"machine"`
+	Command   string    `json:"command"`
+	Suite     string    `json:"suite"`
+	Count     int       `json:"count"`
+	Benchtime string    `json:"benchtime"`
+	CPU       string    `json:"cpu,omitempty"`
+	Timeout   string    `json:"timeout"`
+	Started   time.Time `json:"started"`
+	Finished  time.Time `json:"finished"`
+	Complete  bool      `json:"complete"`
+	Machine   Machine   `json:"machine"`
+	// Doctor is schedlab doctor's report at the start of the run: what
+	// the machine can measure and what distorts it.
+	Doctor    *Doctor       `json:"doctor,omitempty"`
 	Project   Provenance    `json:"project"`
 	Upstream  string        `json:"upstream"`
 	Series    string        `json:"series"`
@@ -181,6 +184,7 @@ func Bench(ctx context.Context, opt BenchOptions) (*Metadata, error) {
 		Command: opt.Command, Suite: opt.Suite.Name, Count: opt.Count, Benchtime: opt.Benchtime, CPU: opt.CPU,
 		Timeout: opt.Timeout.String(), Started: time.Now().UTC().Truncate(time.Second),
 		Machine: m, Project: ProbeProvenance(opt.Root), Upstream: upstream, Series: series, Notes: notes, Sweep: opt.Sweep,
+		Doctor: RunDoctor(DoctorOptions{Perf: true}),
 	}
 	for _, t := range opt.Suite.Targets {
 		b.meta.Targets = append(b.meta.Targets, t.Name)
