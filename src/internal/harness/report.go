@@ -301,6 +301,12 @@ func renderReadme(meta *Metadata, res *ReportResult, findings string) string {
 	if m.Virtualization != "" { // folders written before these fields existed lack them
 		p("- SMT: %d thread(s) per core; memory %d MiB; virtualization: %s\n", m.ThreadsPerCore, m.MemoryMiB, m.Virtualization)
 	}
+	if d := meta.Doctor; d != nil && len(d.Warnings) > 0 {
+		p("- What distorts measurements here (`schedlab doctor` at the start; full report in `%s`):\n", MetadataFile)
+		for _, w := range d.Warnings {
+			p("  - %s\n", w)
+		}
+	}
 	if pr := meta.Project; pr.Commit != "" {
 		dirty := ""
 		if pr.Dirty {
