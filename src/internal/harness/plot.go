@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -293,6 +294,15 @@ func (m *rowMarks) Plot(c draw.Canvas, plt *plot.Plot) {
 }
 
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// finiteOrZero is v, or 0 for an infinite or missing bound (an error bar
+// of length 0).
+func finiteOrZero(v float64) float64 {
+	if isFinite(v) {
+		return v
+	}
+	return 0
+}
 
 func runsOf(runs [][]float64, i int) []float64 {
 	if runs == nil {
@@ -582,6 +592,12 @@ func sweepPlot(c *Comparison, s *SweepInfo, r *Row, metric string, xs map[int]fl
 	}
 	sort.Float64s(mag)
 	q := quantityFor(metric, mag[len(mag)/2])
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s: %s", r.Name, q.name)
+	p.Y.Label.Text = q.label()
+	sweepAxis(p, s.Knob, all)
+	_, logX := p.X.Scale.(plot.LogScale)
+	span := slices.Max(all) - slices.Min(all)
 
 	var pts errPoints
 	var runs plotter.XYs
@@ -590,7 +606,6 @@ func sweepPlot(c *Comparison, s *SweepInfo, r *Row, metric string, xs map[int]fl
 		cols = append(cols, ci)
 	}
 	sort.Slice(cols, func(a, b int) bool { return xs[cols[a]] < xs[cols[b]] })
-	logX := len(all) > 0 && slicesMin(all) > 0 && slicesMax(all)/slicesMin(all) >= 10
 	for _, ci := range cols {
 		cell := r.Cells[ci]
 		if cell == nil {
@@ -598,18 +613,12 @@ func sweepPlot(c *Comparison, s *SweepInfo, r *Row, metric string, xs map[int]fl
 		}
 		x, sm := xs[ci], cell.Summary
 		pts.XYs = append(pts.XYs, plotter.XY{X: x, Y: sm.Center * q.scale})
-		lo, hi := (sm.Center-sm.Lo)*q.scale, (sm.Hi-sm.Center)*q.scale
-		if math.IsInf(lo, 0) || math.IsNaN(lo) {
-			lo = 0
-		}
-		if math.IsInf(hi, 0) || math.IsNaN(hi) {
-			hi = 0
-		}
+		lo, hi := finiteOrZero((sm.Center-sm.Lo)*q.scale), finiteOrZero((sm.Hi-sm.Center)*q.scale)
 		pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{lo, hi})
 		for j, v := range cell.Sample.Values {
 			// Spread the runs a little to the right of the median.
 			f := 0.03 + 0.01*float64(j%5)
-			rx := x + f*(slicesMax(all)-slicesMin(all))
+			rx := x + f*span
 			if logX {
 				rx = x * (1 + f)
 			}
@@ -619,10 +628,6 @@ func sweepPlot(c *Comparison, s *SweepInfo, r *Row, metric string, xs map[int]fl
 	if len(pts.XYs) == 0 {
 		return nil, nil
 	}
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: %s", r.Name, q.name)
-	p.Y.Label.Text = q.label()
-	sweepAxis(p, s.Knob, all)
 	p.Y.Tick.Marker = preciseTicks{}
 	p.Add(plotter.NewGrid())
 
@@ -698,22 +703,6 @@ func sweepPlot(c *Comparison, s *SweepInfo, r *Row, metric string, xs map[int]fl
 	return p, nil
 }
 
-func slicesMin(xs []float64) float64 {
-	m := math.Inf(1)
-	for _, x := range xs {
-		m = math.Min(m, x)
-	}
-	return m
-}
-
-func slicesMax(xs []float64) float64 {
-	m := math.Inf(-1)
-	for _, x := range xs {
-		m = math.Max(m, x)
-	}
-	return m
-}
-
 // plotTradeoffs writes, for each "x:y" pair of s.Tradeoffs and each
 // benchmark that reports both metrics, y against x with one labelled
 // point per variant (median, 95% CIs both ways): what a setting costs
@@ -777,20 +766,14 @@ func tradeoffPlot(c *Comparison, s *SweepInfo, xr, yr *Row, xm, ym string) (*plo
 	sort.Float64s(xmag)
 	sort.Float64s(ymag)
 	qx, qy := quantityFor(xm, xmag[len(xmag)/2]), quantityFor(ym, ymag[len(ymag)/2])
-	finite := func(v float64) float64 {
-		if math.IsInf(v, 0) || math.IsNaN(v) {
-			return 0
-		}
-		return v
-	}
 	for ci, col := range c.Cols {
 		if xr.Cells[ci] == nil || yr.Cells[ci] == nil {
 			continue
 		}
 		sx, sy := xr.Cells[ci].Summary, yr.Cells[ci].Summary
 		pts.XYs = append(pts.XYs, plotter.XY{X: sx.Center * qx.scale, Y: sy.Center * qy.scale})
-		pts.XErrors = append(pts.XErrors, struct{ Low, High float64 }{finite((sx.Center - sx.Lo) * qx.scale), finite((sx.Hi - sx.Center) * qx.scale)})
-		pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{finite((sy.Center - sy.Lo) * qy.scale), finite((sy.Hi - sy.Center) * qy.scale)})
+		pts.XErrors = append(pts.XErrors, struct{ Low, High float64 }{finiteOrZero((sx.Center - sx.Lo) * qx.scale), finiteOrZero((sx.Hi - sx.Center) * qx.scale)})
+		pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{finiteOrZero((sy.Center - sy.Lo) * qy.scale), finiteOrZero((sy.Hi - sy.Center) * qy.scale)})
 		labels = append(labels, strings.TrimPrefix(col, s.Knob+"="))
 	}
 	p := plot.New()

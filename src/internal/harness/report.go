@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"golang.org/x/perf/benchunit"
@@ -188,19 +189,13 @@ type runKey struct {
 func contendedRuns(flags []string) map[runKey]bool {
 	m := map[runKey]bool{}
 	for _, f := range flags {
-		var k runKey
-		var rest string
-		if _, err := fmt.Sscanf(f, "round %d: %s", &k.round, &rest); err != nil {
-			continue
-		}
 		head, _, _ := strings.Cut(f, "]")
-		_, head, _ = strings.Cut(head, ": ")
-		target, variant, ok := strings.Cut(head, " [")
-		if !ok {
-			continue
+		round, rest, ok1 := strings.Cut(head, ": ")
+		target, variant, ok2 := strings.Cut(rest, " [")
+		n, err := strconv.Atoi(strings.TrimPrefix(round, "round "))
+		if ok1 && ok2 && err == nil {
+			m[runKey{n, target, variant}] = true
 		}
-		k.target, k.variant = target, variant
-		m[k] = true
 	}
 	return m
 }
