@@ -1,7 +1,7 @@
 // Command schedlab runs scheduler benchmarks against stock and patched
 // toolchains and reports the comparison.
 //
-//	schedlab bench   -suite quick -variant stock -variant patched [-count 10] [-out dir]
+//	schedlab bench   -suite quick -variant stock -variant patched [-count 10] [-out dir] [-wrap name=command]
 //	schedlab compare [-col variant] [-base name] [-csv file] bench.txt...
 //	schedlab report  dir
 //	schedlab sweep   -knob timeslice=1000,2000,5000,10000 -suite workloads [-bench re]
@@ -111,7 +111,7 @@ type benchFlags struct {
 	suite, bench, benchtime, cpu, out string
 	count                             int
 	timeout                           time.Duration
-	variants                          listFlag
+	variants, wraps                   listFlag
 	noReport                          bool
 }
 
@@ -184,12 +184,16 @@ func cmdBench(ctx context.Context, args []string) error {
 	var f benchFlags
 	f.register(fs)
 	fs.Var(&f.variants, "variant", "a variant, [name=]toolchain[:GODEBUG]; toolchain is stock, patched or a GOROOT path (repeat)")
+	fs.Var(&f.wraps, "wrap", "name=command: run that variant's benchmarks under a command, e.g. 'oracle=numactl --cpunodebind=0 --membind=0' (repeat)")
 	fs.Parse(args)
 	if fs.NArg() > 0 {
 		return fmt.Errorf("bench: unexpected arguments %q", fs.Args())
 	}
 	vs, err := harness.ParseVariants(f.variants)
 	if err != nil {
+		return err
+	}
+	if err := harness.ApplyWrappers(vs, f.wraps); err != nil {
 		return err
 	}
 	return runBench(ctx, &f, vs, nil)

@@ -50,13 +50,16 @@ type BenchOptions struct {
 
 // VariantMeta records a variant as run.
 type VariantMeta struct {
-	Name      string            `json:"name"`
-	Toolchain string            `json:"toolchain"` // spec
-	GOROOT    string            `json:"goroot"`
-	Version   string            `json:"version"`
-	Series    string            `json:"series"`
-	GODEBUG   string            `json:"godebug"`
-	Binaries  map[string]string `json:"binaries"` // pkg key -> sha256 of the test binary
+	Name      string `json:"name"`
+	Toolchain string `json:"toolchain"` // spec
+	GOROOT    string `json:"goroot"`
+	Version   string `json:"version"`
+	Series    string `json:"series"`
+	GODEBUG   string `json:"godebug"`
+	// Wrapper is the command the variant's benchmark binaries ran
+	// under (e.g. numactl for an oracle variant); empty for most.
+	Wrapper  []string          `json:"wrapper,omitempty"`
+	Binaries map[string]string `json:"binaries"` // pkg key -> sha256 of the test binary
 }
 
 // Metadata describes a results folder.
@@ -73,7 +76,10 @@ type Metadata struct {
 	Machine   Machine   `json:"machine"`
 	// Doctor is schedlab doctor's report at the start of the run: what
 	// the machine can measure and what distorts it.
-	Doctor    *Doctor       `json:"doctor,omitempty"`
+	Doctor *Doctor `json:"doctor,omitempty"`
+	// Physical says which physical evidence (PhysicalFile) the runs
+	// collected, and why the rest could not be.
+	Physical  *PhysicalInfo `json:"physical,omitempty"`
 	Project   Provenance    `json:"project"`
 	Upstream  string        `json:"upstream"`
 	Series    string        `json:"series"`
@@ -134,6 +140,8 @@ type bench struct {
 	bins     map[string]map[string]*builtPkg
 	raw, log *os.File
 	runs     *os.File
+	phys     *physicalProbe
+	physOut  *os.File // PhysicalFile
 	tmp      string
 	cfg      BlockConfig
 	logMu    sync.Mutex // logf may be called from concurrent builds
@@ -189,6 +197,8 @@ func Bench(ctx context.Context, opt BenchOptions) (*Metadata, error) {
 	for _, t := range opt.Suite.Targets {
 		b.meta.Targets = append(b.meta.Targets, t.Name)
 	}
+	b.phys = newPhysicalProbe("/proc", b.meta.Doctor)
+	b.meta.Physical = &b.phys.info
 	b.cfg = BlockConfig{Upstream: upstream, GOMAXPROCS: gomaxprocs(os.Environ()), CPU: m.CPU, NUMANodes: m.NUMANodes}
 	for _, n := range notes {
 		b.logf("note: %s", n)
@@ -209,7 +219,7 @@ func Bench(ctx context.Context, opt BenchOptions) (*Metadata, error) {
 	for _, v := range opt.Variants {
 		tc := b.tcs[v.Toolchain]
 		b.meta.Variants = append(b.meta.Variants, VariantMeta{Name: v.Name, Toolchain: v.Toolchain, GOROOT: tc.GOROOT,
-			Version: tc.Version, Series: tc.Series, GODEBUG: v.GODEBUG, Binaries: map[string]string{}})
+			Version: tc.Version, Series: tc.Series, GODEBUG: v.GODEBUG, Wrapper: v.Wrapper, Binaries: map[string]string{}})
 	}
 	for _, v := range opt.Variants {
 		if tc := b.tcs[v.Toolchain]; tc.Series == "none" {
@@ -235,16 +245,22 @@ func Bench(ctx context.Context, opt BenchOptions) (*Metadata, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(b.tmp)
+	// The physical probe finds the benchmark process by its executable,
+	// which /proc shows with every symbolic link resolved.
+	if b.tmp, err = filepath.EvalSymlinks(b.tmp); err != nil {
+		return nil, err
+	}
 	for _, f := range []struct {
 		p    **os.File
 		name string
-	}{{&b.raw, RawFile}, {&b.log, LogFile}, {&b.runs, RunsFile}} {
+	}{{&b.raw, RawFile}, {&b.log, LogFile}, {&b.runs, RunsFile}, {&b.physOut, PhysicalFile}} {
 		*f.p, err = os.OpenFile(filepath.Join(opt.Out, f.name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
 			return nil, err
 		}
 		defer (*f.p).Close()
 	}
+	fmt.Fprint(b.physOut, physicalUnits)
 	fmt.Fprintf(b.runs, "round\tvariant\tbenchmark\tstatus\twall_s\tcpu_s\tothers_cpus\tsteal_cpus\n")
 
 	b.build(ctx)
@@ -465,7 +481,10 @@ func (b *bench) runOne(ctx context.Context, s Slot, t Target, v Variant) {
 	}
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(rctx, bp.bin, args...)
+	perfOut := filepath.Join(b.tmp, "perf-stat.txt")
+	os.Remove(perfOut)
+	argv := b.phys.wrap(append(append(slices.Clone(v.Wrapper), bp.bin), args...), perfOut)
+	cmd := exec.CommandContext(rctx, argv[0], argv[1:]...)
 	cmd.Dir = bp.dir
 	env := tc.Env()
 	env = append(env, "PATH="+filepath.Join(tc.GOROOT, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
@@ -477,11 +496,19 @@ func (b *bench) runOne(ctx context.Context, s Slot, t Target, v Variant) {
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
 	cmd.WaitDelay = 5 * time.Second
+	phys := b.phys.begin(bp.bin, perfOut)
 	before := readCPUStat()
 	t0 := time.Now()
-	err := cmd.Run()
+	err := cmd.Start()
+	if err == nil {
+		go phys.sample(cmd.Process.Pid)
+		err = cmd.Wait()
+	} else {
+		go phys.sample(0)
+	}
 	wall := time.Since(t0)
 	after := readCPUStat()
+	physical := phys.end()
 
 	var cpu time.Duration
 	if cmd.ProcessState != nil {
@@ -535,7 +562,10 @@ func (b *bench) runOne(ctx context.Context, s Slot, t Target, v Variant) {
 	if nbench > 0 {
 		fmt.Fprintf(b.raw, "\n# round %d, %s\n%s%s", s.Round+1, t.Name, cfg.Lines(), kept.String())
 	}
-	fmt.Fprintf(b.log, "=== round %d: %s [%s]: %s %s (%s, status %s)\n%s%s\n", s.Round+1, t.Name, v.Name, bp.bin, strings.Join(args, " "),
+	if status == "ok" && len(physical) > 0 {
+		fmt.Fprintf(b.physOut, "\n# round %d, %s\n%s%s", s.Round+1, t.Name, cfg.Lines(), physicalLine(physicalName(t.Name), physical))
+	}
+	fmt.Fprintf(b.log, "=== round %d: %s [%s]: %s (%s, status %s)\n%s%s\n", s.Round+1, t.Name, v.Name, strings.Join(argv, " "),
 		wall.Round(time.Millisecond), status, stdout.String(), stderr.String())
 	fmt.Fprintf(b.runs, "%d\t%s\t%s\t%s\t%.3f\t%.3f\t%.2f\t%.2f\n", s.Round+1, v.Name, t.Name, status, wall.Seconds(), cpu.Seconds(), others, steal)
 	if flag != "" {

@@ -39,6 +39,10 @@ func TestEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// b runs under a wrapper, as an oracle variant runs under numactl.
+	if err := ApplyWrappers(vs, []string{"b=env SCHEDLAB_WRAPPED=1"}); err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(t.TempDir(), "res")
 	var progress bytes.Buffer
 	meta, err := Bench(context.Background(), BenchOptions{
@@ -83,6 +87,23 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("variants of one toolchain must share one binary: %+v", meta.Variants)
 	}
 
+	log, _ := os.ReadFile(filepath.Join(out, LogFile))
+	if !strings.Contains(string(log), "[b]: env SCHEDLAB_WRAPPED=1 ") {
+		t.Errorf("log.txt does not show b's runs under their wrapper")
+	}
+	if meta.Physical == nil || len(meta.Physical.Measured)+len(meta.Physical.Unavailable) == 0 {
+		t.Errorf("metadata does not say what physical evidence was collected: %+v", meta.Physical)
+	}
+	phys, err := os.ReadFile(filepath.Join(out, PhysicalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readVMStat("/proc/vmstat"); err == nil {
+		if n := strings.Count(string(phys), "\nBenchmarkSmoke 1 "); n != 4 || !strings.Contains(string(phys), " numa-hit/run") {
+			t.Errorf("physical.txt has %d Smoke lines, want 4 with numa-hit/run:\n%s", n, phys)
+		}
+	}
+
 	res, err := Report(out)
 	if err != nil {
 		t.Fatal(err)
@@ -93,10 +114,13 @@ func TestEndToEnd(t *testing.T) {
 		}
 	}
 	readme, _ := os.ReadFile(filepath.Join(out, ReadmeFile))
-	for _, want := range []string{"## Verdicts", "**b vs a**", "workloads.Nope", "timed out"} {
+	for _, want := range []string{"## Verdicts", "**b vs a**", "workloads.Nope", "timed out", "## Gap to the oracle", "b: `env SCHEDLAB_WRAPPED=1`", "## Physical evidence"} {
 		if !strings.Contains(string(readme), want) {
 			t.Errorf("README lacks %q", want)
 		}
+	}
+	if strings.Contains(string(readme), "Self-check passed") {
+		t.Errorf("README treats b, run under a wrapper, as a control of a")
 	}
 	if !strings.Contains(res.Benchstat, "Smoke-") {
 		t.Errorf("benchstat output lacks Smoke:\n%s", res.Benchstat)

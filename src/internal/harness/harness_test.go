@@ -43,8 +43,31 @@ func TestParseVariant(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || got != tt.want {
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("ParseVariant(%q) = %+v, %v; want %+v", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestApplyWrappers(t *testing.T) {
+	vs, err := ParseVariants([]string{"stock", "oracle=stock"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ApplyWrappers(vs, []string{"oracle=env  FOO=1"}); err != nil {
+		t.Fatal(err)
+	}
+	if vs[0].Wrapper != nil || !reflect.DeepEqual(vs[1].Wrapper, []string{"env", "FOO=1"}) {
+		t.Errorf("wrappers = %q, %q; want none, [env FOO=1]", vs[0].Wrapper, vs[1].Wrapper)
+	}
+	for spec, want := range map[string]string{
+		"nobody=env":                `no variant named "nobody"`,
+		"oracle=":                   "want name=command",
+		"stock=no-such-command-xyz": "executable file not found",
+		"oracle=env":                "already has a wrapper",
+	} {
+		if err := ApplyWrappers(vs, []string{spec}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ApplyWrappers(%q) error = %v, want containing %q", spec, err, want)
 		}
 	}
 }
@@ -73,7 +96,7 @@ func TestKnobSweep(t *testing.T) {
 		}
 	}
 	v, err := SweepVariants("patched", "timeslice", []string{"1000"}, "sysmontick=20")
-	if err != nil || v[0] != (Variant{Name: "timeslice=1000", Toolchain: "patched", GODEBUG: "sysmontick=20,timeslice=1000"}) {
+	if err != nil || !reflect.DeepEqual(v[0], Variant{Name: "timeslice=1000", Toolchain: "patched", GODEBUG: "sysmontick=20,timeslice=1000"}) {
 		t.Errorf("SweepVariants = %+v, %v", v, err)
 	}
 }

@@ -40,6 +40,11 @@ type ReportResult struct {
 	// some were (nil otherwise); Dropped is how many runs it leaves out.
 	Uncontended *Comparison
 	Dropped     int
+
+	// Physical compares PhysicalFile (nil when the folder has none),
+	// and PhysicalBenchstat is its text tables.
+	Physical          *Comparison
+	PhysicalBenchstat string
 }
 
 // Report reads a results folder written by Bench and writes the
@@ -72,11 +77,15 @@ func Report(dir string) (*ReportResult, error) {
 			}
 		}
 	}
+	c.markWrapped(meta)
 	res := &ReportResult{Comparison: c, SelfCheck: c.SelfCheck()}
 	if len(meta.Contended) > 0 {
 		if err := res.compareUncontended(dir, meta, c); err != nil {
 			return nil, err
 		}
+	}
+	if err := res.comparePhysical(dir, meta, c.Cols[c.Base]); err != nil {
+		return nil, err
 	}
 	var tb bytes.Buffer
 	if err := c.WriteText(&tb); err != nil {
@@ -170,6 +179,7 @@ func (res *ReportResult) compareUncontended(dir string, meta *Metadata, c *Compa
 	if err != nil {
 		return fmt.Errorf("%s: %v", UncontendedRawFile, err)
 	}
+	uc.markWrapped(meta)
 	var tb bytes.Buffer
 	if err := uc.WriteText(&tb); err != nil {
 		return err
@@ -346,6 +356,9 @@ func renderReadme(meta *Metadata, res *ReportResult, findings string) string {
 		"Significant rows also give Holm's adjusted p over the rows of the same unit and column (a correction for testing many rows at once). "+
 		"For the `~` rows, the differences they could have missed are the largest ratios the two 95%% CIs allow (cell low over baseline high, cell high over baseline low): a conservative bound.\n\n", c.alpha)
 
+	b.WriteString(oracleGap(meta, c))
+	writePhysical(p, meta, res)
+
 	if len(res.SelfCheck) > 0 || len(meta.Contended) > 0 || len(meta.Failures) > 0 || len(meta.Notes) > 0 {
 		p("## Warnings\n\n")
 		for _, w := range res.SelfCheck {
@@ -388,6 +401,9 @@ func renderReadme(meta *Metadata, res *ReportResult, findings string) string {
 	p("## Files\n\n- `%s`: raw results\n- `%s`: the tables above\n- `%s`: the same, one line per benchmark, unit and variant\n- `%s`: every run's wall time, CPU time and contention\n- `%s`: complete output of every run\n- `%s`: machine, toolchains, knobs, failures\n", RawFile, BenchstatFile, CSVFile, RunsFile, LogFile, MetadataFile)
 	if res.Dropped > 0 {
 		p("- `%s`, `%s`: the raw results and tables without the %d runs that were short of CPU\n", UncontendedRawFile, UncontendedBenchstatFile, res.Dropped)
+	}
+	if res.Physical != nil {
+		p("- `%s`, `%s`: each run's physical evidence (NUMA page allocation and placement, hardware counters where they open) and its tables\n", PhysicalFile, PhysicalBenchstatFile)
 	}
 	return b.String()
 }

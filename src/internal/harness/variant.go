@@ -2,7 +2,9 @@ package harness
 
 import (
 	"fmt"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -11,6 +13,12 @@ type Variant struct {
 	Name      string // as it appears in the variant: config line
 	Toolchain string // "stock", "patched", or a GOROOT path
 	GODEBUG   string // comma-separated knob=value list, may be empty
+	// Wrapper, if set, is a command that runs the benchmark binary
+	// (its path and flags follow), e.g. numactl --cpunodebind=0
+	// --membind=0 for an oracle variant: stock with its threads and
+	// memory confined to one node, the locality a NUMA-aware scheduler
+	// can at best reach.
+	Wrapper []string
 }
 
 func (v Variant) String() string {
@@ -88,4 +96,30 @@ func ParseVariants(specs []string) ([]Variant, error) {
 		vs = append(vs, v)
 	}
 	return vs, nil
+}
+
+// ApplyWrappers sets the Wrapper of variants from -wrap flag values of
+// the form name=command [args...] (split at white space; no shell
+// quoting). The command must be installed: a comparison whose oracle
+// silently did not run would be worse than none.
+func ApplyWrappers(vs []Variant, specs []string) error {
+	for _, s := range specs {
+		name, cmdline, ok := strings.Cut(s, "=")
+		argv := strings.Fields(cmdline)
+		if !ok || name == "" || len(argv) == 0 {
+			return fmt.Errorf("-wrap %q: want name=command [args...], e.g. 'oracle=numactl --cpunodebind=0 --membind=0'", s)
+		}
+		i := slices.IndexFunc(vs, func(v Variant) bool { return v.Name == name })
+		if i < 0 {
+			return fmt.Errorf("-wrap %q: no variant named %q", s, name)
+		}
+		if vs[i].Wrapper != nil {
+			return fmt.Errorf("-wrap %q: variant %q already has a wrapper", s, name)
+		}
+		if _, err := exec.LookPath(argv[0]); err != nil {
+			return fmt.Errorf("-wrap %q: %v", s, err)
+		}
+		vs[i].Wrapper = argv
+	}
+	return nil
 }

@@ -1,0 +1,369 @@
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// PhysicalFile holds the physical evidence of every run, in Go benchmark
+// format (one line per run, named after its target, with the run's
+// variant block), so that benchstat and the report compare it like any
+// other metric. It answers what the scheduler's bookkeeping cannot:
+// where memory was allocated and placed, and (with a PMU) how many loads
+// went to another node.
+const PhysicalFile = "physical.txt"
+
+// PhysicalBenchstatFile holds the benchstat tables of PhysicalFile.
+const PhysicalBenchstatFile = "physical-benchstat.txt"
+
+// vmstatKeys are the /proc/vmstat counters a run reports as deltas. They
+// count page allocations by NUMA policy outcome (hit, miss, foreign,
+// local, other) and the kernel's NUMA balancing (hint faults, pages
+// migrated). They are machine-wide: another process's allocations during
+// the run count too.
+var vmstatKeys = []string{"numa_hit", "numa_miss", "numa_foreign", "numa_local", "numa_other", "numa_hint_faults", "numa_pages_migrated"}
+
+// perfNUMAEvents are the hardware events a run counts over the whole
+// benchmark process (all its threads) where the machine has them: reads
+// that reached some node's memory, and those that missed the local node.
+var perfNUMAEvents = []string{"node-loads", "node-load-misses"}
+
+// PhysicalInfo records what the physical collectors measured in a
+// results folder and what they could not, with the reason.
+type PhysicalInfo struct {
+	Measured    []string `json:"measured"`
+	Unavailable []string `json:"unavailable"`
+}
+
+// physicalProbe collects the physical evidence around benchmark runs.
+type physicalProbe struct {
+	proc string // the proc file system, normally /proc
+	perf string // perf binary, "" when hardware counters are not collected
+	info PhysicalInfo
+}
+
+// newPhysicalProbe decides, from the doctor's report, what can be
+// collected on this machine, and says so in info.
+func newPhysicalProbe(proc string, d *Doctor) *physicalProbe {
+	p := &physicalProbe{proc: proc}
+	if _, err := readVMStat(filepath.Join(proc, "vmstat")); err != nil {
+		p.info.Unavailable = append(p.info.Unavailable, "/proc/vmstat NUMA counters: not available: "+shortErr(err))
+	} else {
+		p.info.Measured = append(p.info.Measured, "/proc/vmstat deltas over each run (machine-wide): "+strings.Join(vmstatKeys, ", ")+
+			"; local-alloc-share = numa_local / (numa_local + numa_other)")
+	}
+	if _, err := os.Stat(filepath.Join(proc, "self", "numa_maps")); err != nil {
+		p.info.Unavailable = append(p.info.Unavailable, "page placement (/proc/<pid>/numa_maps): not available: "+shortErr(err)+" (a kernel without CONFIG_NUMA)")
+	} else {
+		p.info.Measured = append(p.info.Measured, "page placement of the benchmark process's anonymous memory (Go heap, stacks) by node, from /proc/<pid>/numa_maps sampled every "+
+			numaMapsPeriod.String()+" (the last sample before the process exits): resident-MiB, node<N>-MiB, top-node-share")
+	}
+	why := perfUnavailable(d)
+	if why == "" {
+		if path, err := exec.LookPath("perf"); err == nil {
+			p.perf = path
+		} else {
+			why = "the events open but the perf tool is not installed (it counts every thread of the process from exec on)"
+		}
+	}
+	if p.perf != "" {
+		p.info.Measured = append(p.info.Measured, "hardware counters over the whole benchmark process (perf stat): "+strings.Join(perfNUMAEvents, ", ")+
+			"; node-miss-share = node-load-misses / node-loads")
+	} else {
+		p.info.Unavailable = append(p.info.Unavailable, "hardware counters ("+strings.Join(perfNUMAEvents, ", ")+"): not available: "+why)
+	}
+	return p
+}
+
+// perfUnavailable says why the NUMA hardware events cannot be counted,
+// from the doctor's probe; "" when they open.
+func perfUnavailable(d *Doctor) string {
+	if d == nil || d.PerfEvents == nil {
+		return "perf events were not probed"
+	}
+	for _, e := range d.PerfEvents {
+		if e.Name == "node-loads" {
+			if e.OK {
+				return ""
+			}
+			return e.Why
+		}
+	}
+	return "the doctor did not probe node-loads"
+}
+
+// wrap returns the command line that runs argv under perf stat, writing
+// the counts to out, or argv itself when counters are not collected.
+func (p *physicalProbe) wrap(argv []string, out string) []string {
+	if p.perf == "" {
+		return argv
+	}
+	return append([]string{p.perf, "stat", "-x", ",", "-o", out, "-e", strings.Join(perfNUMAEvents, ","), "--"}, argv...)
+}
+
+// A physicalRun collects one run's evidence: vmstat before and after,
+// and the last numa_maps sample of the benchmark process.
+type physicalRun struct {
+	p       *physicalProbe
+	bin     string // the benchmark binary, to find its process under wrappers
+	perfOut string
+	before  map[string]int64
+	stop    chan struct{}
+	done    chan struct{}
+
+	mu       sync.Mutex
+	lastMaps map[int]int64 // bytes by node
+	samples  int
+}
+
+// numaMapsPeriod is how often a run's page placement is sampled. Reading
+// numa_maps walks the process's page tables, so it is not free; ten times
+// a second costs well under 1% of a CPU for a heap of a few hundred MiB.
+const numaMapsPeriod = 100 * time.Millisecond
+
+func (p *physicalProbe) begin(bin, perfOut string) *physicalRun {
+	r := &physicalRun{p: p, bin: bin, perfOut: perfOut, stop: make(chan struct{}), done: make(chan struct{})}
+	r.before, _ = readVMStat(filepath.Join(p.proc, "vmstat"))
+	return r
+}
+
+// sample polls the numa_maps of the benchmark process, which is pid or,
+// under wrappers that fork (perf stat), one of its descendants.
+func (r *physicalRun) sample(pid int) {
+	defer close(r.done)
+	t := time.NewTicker(numaMapsPeriod)
+	defer t.Stop()
+	target := 0
+	for {
+		select {
+		case <-r.stop:
+			return
+		case <-t.C:
+		}
+		if target == 0 {
+			target = findProcess(r.p.proc, pid, r.bin, 4)
+			if target == 0 {
+				continue
+			}
+		}
+		data, err := os.ReadFile(filepath.Join(r.p.proc, strconv.Itoa(target), "numa_maps"))
+		if err != nil || len(data) == 0 {
+			continue // exiting, or not yet exec'd
+		}
+		if m := parseNUMAMaps(data); len(m) > 0 {
+			r.mu.Lock()
+			r.lastMaps, r.samples = m, r.samples+1
+			r.mu.Unlock()
+		}
+	}
+}
+
+// end stops sampling and returns the run's metrics as "value unit"
+// pairs, in a fixed order.
+func (r *physicalRun) end() []metric {
+	close(r.stop)
+	<-r.done
+	var ms []metric
+	after, err := readVMStat(filepath.Join(r.p.proc, "vmstat"))
+	if err == nil && r.before != nil {
+		d := map[string]int64{}
+		for _, k := range vmstatKeys {
+			a, ok1 := r.before[k]
+			z, ok2 := after[k]
+			if ok1 && ok2 {
+				d[k] = z - a
+				ms = append(ms, metric{float64(z - a), strings.ReplaceAll(k, "_", "-") + "/run"})
+			}
+		}
+		if l, o := d["numa_local"], d["numa_other"]; l+o > 0 {
+			ms = append(ms, metric{float64(l) / float64(l+o), "local-alloc-share"})
+		}
+	}
+	r.mu.Lock()
+	maps := r.lastMaps
+	r.mu.Unlock()
+	if len(maps) > 0 {
+		var total, top int64
+		nodes := make([]int, 0, len(maps))
+		for n, b := range maps {
+			nodes = append(nodes, n)
+			total += b
+			top = max(top, b)
+		}
+		sort.Ints(nodes)
+		ms = append(ms, metric{float64(total) / (1 << 20), "resident-MiB"})
+		for _, n := range nodes {
+			ms = append(ms, metric{float64(maps[n]) / (1 << 20), fmt.Sprintf("node%d-MiB", n)})
+		}
+		if total > 0 {
+			ms = append(ms, metric{float64(top) / float64(total), "top-node-share"})
+		}
+	}
+	if r.perfOut != "" {
+		if data, err := os.ReadFile(r.perfOut); err == nil {
+			counts := parsePerfStat(data)
+			loads, okL := counts["node-loads"]
+			misses, okM := counts["node-load-misses"]
+			if okL {
+				ms = append(ms, metric{loads, "node-loads/run"})
+			}
+			if okM {
+				ms = append(ms, metric{misses, "node-load-misses/run"})
+			}
+			if okL && okM && loads > 0 {
+				ms = append(ms, metric{misses / loads, "node-miss-share"})
+			}
+		}
+	}
+	return ms
+}
+
+type metric struct {
+	value float64
+	unit  string
+}
+
+// physicalLine formats a run's metrics as one Go benchmark result line.
+func physicalLine(name string, ms []metric) string {
+	var b strings.Builder
+	b.WriteString(name + " 1")
+	for _, m := range ms {
+		fmt.Fprintf(&b, " %s %s", strconv.FormatFloat(m.value, 'g', 6, 64), m.unit)
+	}
+	return b.String() + "\n"
+}
+
+// physicalUnits is the Unit metadata of PhysicalFile: which direction is
+// better for the shares (more locality is better).
+const physicalUnits = "Unit local-alloc-share better=higher\nUnit top-node-share better=higher\nUnit node-miss-share better=lower\n"
+
+// physicalName is the benchmark name of a target's physical line: its
+// name without the package, as Go benchmark lines name it.
+func physicalName(target string) string {
+	_, name, ok := strings.Cut(target, ".")
+	if !ok {
+		name = target
+	}
+	return "Benchmark" + strings.Join(strings.Fields(name), "_")
+}
+
+// readVMStat reads the vmstatKeys counters from a /proc/vmstat file.
+func readVMStat(path string) (map[string]int64, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]int64{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), " ")
+		if !ok || !strings.HasPrefix(k, "numa_") {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			continue
+		}
+		m[k] = n
+	}
+	if _, ok := m["numa_hit"]; !ok {
+		return nil, fmt.Errorf("%s has no numa_hit counter (a kernel without CONFIG_NUMA)", path)
+	}
+	return m, nil
+}
+
+// parseNUMAMaps sums the resident pages of the anonymous mappings in a
+// numa_maps file by node, in bytes. A mapping's "N<node>=<pages>" fields
+// count its pages on each node, in units of its kernelpagesize_kB (huge
+// pages included). File-backed mappings (the binary, shared libraries)
+// are left out: the heap and the goroutine stacks are anonymous, and
+// they are what a scheduler's placement can make local or remote.
+func parseNUMAMaps(data []byte) map[int]int64 {
+	m := map[int]int64{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		pageKB := int64(4)
+		pages := map[int]int64{}
+		file := false
+		for _, tok := range f[min(2, len(f)):] {
+			k, v, ok := strings.Cut(tok, "=")
+			if !ok {
+				continue
+			}
+			switch {
+			case k == "file":
+				file = true
+			case k == "kernelpagesize_kB":
+				if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 {
+					pageKB = n
+				}
+			case len(k) > 1 && k[0] == 'N':
+				node, err1 := strconv.Atoi(k[1:])
+				n, err2 := strconv.ParseInt(v, 10, 64)
+				if err1 == nil && err2 == nil && node >= 0 && n >= 0 {
+					pages[node] += n
+				}
+			}
+		}
+		if file {
+			continue
+		}
+		for node, n := range pages {
+			m[node] += n * pageKB << 10
+		}
+	}
+	return m
+}
+
+// parsePerfStat reads `perf stat -x ,` output: "value,unit,event,..."
+// lines. Events the machine does not count ("<not supported>", "<not
+// counted>") are left out.
+func parsePerfStat(data []byte) map[string]float64 {
+	m := map[string]float64{}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Split(line, ",")
+		if len(f) < 3 || strings.HasPrefix(line, "#") {
+			continue
+		}
+		v, err := strconv.ParseFloat(f[0], 64)
+		if err != nil {
+			continue
+		}
+		m[strings.TrimSuffix(f[2], ":u")] = v
+	}
+	return m
+}
+
+// findProcess returns pid if it runs bin, else the first descendant
+// (depth levels down) that does; 0 if none does yet.
+func findProcess(proc string, pid int, bin string, depth int) int {
+	if exe, err := os.Readlink(filepath.Join(proc, strconv.Itoa(pid), "exe")); err == nil && exe == bin {
+		return pid
+	}
+	if depth == 0 {
+		return 0
+	}
+	data, err := os.ReadFile(filepath.Join(proc, strconv.Itoa(pid), "task", strconv.Itoa(pid), "children"))
+	if err != nil {
+		return 0
+	}
+	for _, c := range strings.Fields(string(data)) {
+		if child, err := strconv.Atoi(c); err == nil {
+			if t := findProcess(proc, child, bin, depth-1); t != 0 {
+				return t
+			}
+		}
+	}
+	return 0
+}

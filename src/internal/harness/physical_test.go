@@ -1,0 +1,242 @@
+package harness
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func readFixture(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "physical", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func TestParseNUMAMaps(t *testing.T) {
+	got := parseNUMAMaps(readFixture(t, "numa_maps"))
+	// Anonymous mappings only: the heap arena (768+256 pages of 4 KiB),
+	// two 2 MiB huge pages, 256 pages of 4 KiB, and a 33-page stack.
+	want := map[int]int64{
+		0: (768 + 256) * 4096,
+		1: 256*4096 + 2*2<<20 + 33*4096,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("parseNUMAMaps = %v, want %v", got, want)
+	}
+	if m := parseNUMAMaps([]byte("garbage\n\n7f00 default N0=x Nq=3 N-1=4 anon=1\n")); len(m) != 0 {
+		t.Errorf("malformed numa_maps: %v, want nothing", m)
+	}
+}
+
+func TestReadVMStat(t *testing.T) {
+	m, err := readVMStat(filepath.Join("testdata", "physical", "vmstat-before"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m["numa_hit"] != 1000000 || m["numa_other"] != 12000 || m["numa_pages_migrated"] != 7 {
+		t.Errorf("readVMStat = %v", m)
+	}
+	if _, ok := m["nr_free_pages"]; ok {
+		t.Errorf("readVMStat kept a counter that is not numa_*: %v", m)
+	}
+	bad := filepath.Join(t.TempDir(), "vmstat")
+	os.WriteFile(bad, []byte("nr_free_pages 1\n"), 0o644)
+	if _, err := readVMStat(bad); err == nil || !strings.Contains(err.Error(), "no numa_hit") {
+		t.Errorf("vmstat without NUMA counters: err = %v", err)
+	}
+}
+
+func TestParsePerfStat(t *testing.T) {
+	got := parsePerfStat(readFixture(t, "perf-stat.csv"))
+	want := map[string]float64{"node-loads": 12345678, "node-load-misses": 234567}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("parsePerfStat = %v, want %v (an unsupported event is left out)", got, want)
+	}
+}
+
+// fakeProc builds a /proc with vmstat and one process, pid 42, whose
+// parent (pid 41, a forking wrapper) runs another executable.
+func fakeProc(t *testing.T, bin string) string {
+	t.Helper()
+	proc := t.TempDir()
+	write := func(rel string, data []byte) {
+		p := filepath.Join(proc, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("vmstat", readFixture(t, "vmstat-before"))
+	write("self/numa_maps", nil)
+	write("41/task/41/children", []byte("42 "))
+	write("42/numa_maps", readFixture(t, "numa_maps"))
+	if err := os.Symlink("/usr/bin/perf", filepath.Join(proc, "41", "exe")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(bin, filepath.Join(proc, "42", "exe")); err != nil {
+		t.Fatal(err)
+	}
+	return proc
+}
+
+func TestFindProcess(t *testing.T) {
+	proc := fakeProc(t, "/tmp/x/w.test")
+	if got := findProcess(proc, 41, "/tmp/x/w.test", 4); got != 42 {
+		t.Errorf("findProcess under a wrapper = %d, want 42", got)
+	}
+	if got := findProcess(proc, 42, "/tmp/x/w.test", 0); got != 42 {
+		t.Errorf("findProcess of the process itself = %d, want 42", got)
+	}
+	if got := findProcess(proc, 41, "/tmp/x/other.test", 4); got != 0 {
+		t.Errorf("findProcess of a binary nobody runs = %d, want 0", got)
+	}
+}
+
+// TestPhysicalRun collects a run's evidence from fixture files: vmstat
+// deltas and the local share, placement by node, and perf counts.
+func TestPhysicalRun(t *testing.T) {
+	bin := "/tmp/x/w.test"
+	proc := fakeProc(t, bin)
+	p := newPhysicalProbe(proc, &Doctor{PerfEvents: []DoctorEvent{{Name: "node-loads", Why: "no PMU"}}})
+	if p.perf != "" || len(p.info.Measured) != 2 || len(p.info.Unavailable) != 1 || !strings.Contains(p.info.Unavailable[0], "not available: no PMU") {
+		t.Fatalf("probe: perf %q, info %+v", p.perf, p.info)
+	}
+	perfOut := filepath.Join(t.TempDir(), "perf.txt")
+	os.WriteFile(perfOut, readFixture(t, "perf-stat.csv"), 0o644)
+	r := p.begin(bin, perfOut)
+	os.WriteFile(filepath.Join(proc, "vmstat"), readFixture(t, "vmstat-after"), 0o644)
+	go r.sample(41)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r.mu.Lock()
+		n := r.samples
+		r.mu.Unlock()
+		if n > 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	got := map[string]float64{}
+	var units []string
+	for _, m := range r.end() {
+		got[m.unit] = m.value
+		units = append(units, m.unit)
+	}
+	want := map[string]float64{
+		"numa-hit/run": 40000, "numa-miss/run": 500, "numa-foreign/run": 500, "numa-local/run": 30000, "numa-other/run": 10500,
+		"numa-hint-faults/run": 30, "numa-pages-migrated/run": 12,
+		"local-alloc-share": 30000.0 / 40500,
+		"resident-MiB":      float64(1024*4096+256*4096+4<<20+33*4096) / (1 << 20),
+		"node0-MiB":         4, "node1-MiB": float64(256*4096+4<<20+33*4096) / (1 << 20),
+		"top-node-share":       float64(256*4096+4<<20+33*4096) / float64(1024*4096+256*4096+4<<20+33*4096),
+		"node-loads/run":       12345678,
+		"node-load-misses/run": 234567,
+		"node-miss-share":      234567.0 / 12345678,
+	}
+	for u, w := range want {
+		if g, ok := got[u]; !ok || math.Abs(g-w) > 1e-9*math.Abs(w) {
+			t.Errorf("%s = %v (present %v), want %v", u, g, ok, w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("units %v, want exactly %d", units, len(want))
+	}
+	line := physicalLine("BenchmarkX", []metric{{40000, "numa-hit/run"}, {30000.0 / 40500, "local-alloc-share"}})
+	if want := "BenchmarkX 1 40000 numa-hit/run 0.740741 local-alloc-share\n"; line != want {
+		t.Errorf("physicalLine = %q, want %q", line, want)
+	}
+}
+
+func TestPhysicalName(t *testing.T) {
+	for in, want := range map[string]string{
+		"workloads.ForkJoinTree":               "BenchmarkForkJoinTree",
+		"runtime.WakeupParallelSpinning/10µs":  "BenchmarkWakeupParallelSpinning/10µs",
+		"grpc.MapWithSyncMutexContention x":    "BenchmarkMapWithSyncMutexContention_x",
+		"nodot":                                "Benchmarknodot",
+		"external.github.com/x/y.BenchmarkFoo": "Benchmarkgithub.com/x/y.BenchmarkFoo",
+	} {
+		if got := physicalName(in); got != want {
+			t.Errorf("physicalName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestPhysicalSampleRealProcess samples a real child process's numa_maps
+// through this machine's /proc, where the kernel has NUMA.
+func TestPhysicalSampleRealProcess(t *testing.T) {
+	if _, err := os.Stat("/proc/self/numa_maps"); err != nil {
+		t.Skip("no /proc/self/numa_maps here:", err)
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip(err)
+	}
+	sleep, _ = filepath.EvalSymlinks(sleep)
+	p := newPhysicalProbe("/proc", nil)
+	cmd := exec.Command(sleep, "0.5")
+	r := p.begin(sleep, "")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go r.sample(cmd.Process.Pid)
+	cmd.Wait()
+	got := map[string]bool{}
+	for _, m := range r.end() {
+		got[m.unit] = true
+	}
+	for _, u := range []string{"numa-hit/run", "resident-MiB", "node0-MiB", "top-node-share"} {
+		if !got[u] {
+			t.Errorf("no %s from a real process (got %v)", u, got)
+		}
+	}
+}
+
+// TestOracleGap: with stock at 100, an oracle at 80 and a variant at 90
+// (ns/op), the variant closes half the gap; a benchmark where the
+// oracle does not differ has no gap to close.
+func TestOracleGap(t *testing.T) {
+	var b strings.Builder
+	for i := range 10 {
+		for _, v := range []struct {
+			name       string
+			fast, flat float64
+		}{{"stock", 100, 50}, {"oracle", 80, 50}, {"numa", 90, 45}} {
+			jitter := float64(i%5) * 0.1
+			fmt.Fprintf(&b, "variant: %s\nBenchmarkFast 1000 %g ns/op\nBenchmarkFlat 1000 %g ns/op\n", v.name, v.fast+jitter, v.flat+jitter)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "bench.txt")
+	os.WriteFile(path, []byte(b.String()), 0o644)
+	c, err := Compare([]string{path}, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := &Metadata{Variants: []VariantMeta{{Name: "stock"}, {Name: "oracle", Wrapper: []string{"numactl", "--membind=0"}}, {Name: "numa"}}}
+	c.markWrapped(meta)
+	got := oracleGap(meta, c)
+	for _, want := range []string{
+		"oracle: `numactl --membind=0`",
+		"| benchmark | oracle vs stock | numa |",
+		"| Fast | -20.0% (p=0.000) | 50% |",
+		"| Flat | ~ (±0.8%) | no gap |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("oracle gap lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(c.ColID[1], "numactl") == strings.Contains(c.ColID[0], "numactl") {
+		t.Errorf("ColID does not tell the wrapped oracle from stock: %q", c.ColID)
+	}
+	if oracleGap(&Metadata{Variants: meta.Variants[:1]}, c) != "" {
+		t.Errorf("a folder without an oracle variant got a gap section")
+	}
+}

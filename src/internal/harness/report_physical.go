@@ -1,0 +1,182 @@
+package harness
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// comparePhysical compares the folder's PhysicalFile, if it has any
+// results, against the same base as the main tables, and writes its
+// tables to PhysicalBenchstatFile.
+func (res *ReportResult) comparePhysical(dir string, meta *Metadata, base string) error {
+	path := filepath.Join(dir, PhysicalFile)
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) || err == nil && !bytes.Contains(data, []byte("\nBenchmark")) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	opt := CompareOptions{}
+	if bytes.Contains(data, []byte("\nvariant: "+base+"\n")) {
+		opt.Base = base
+	}
+	c, err := Compare([]string{path}, opt)
+	if err != nil {
+		return fmt.Errorf("%s: %v", PhysicalFile, err)
+	}
+	c.markWrapped(meta)
+	var tb bytes.Buffer
+	if err := c.WriteText(&tb); err != nil {
+		return err
+	}
+	res.Physical, res.PhysicalBenchstat = c, tb.String()
+	return os.WriteFile(filepath.Join(dir, PhysicalBenchstatFile), tb.Bytes(), 0o644)
+}
+
+// markWrapped adds each column's wrapper to its identity: a variant run
+// under numactl is not a control of the same toolchain without it, and
+// the self-check must not expect the two to agree.
+func (c *Comparison) markWrapped(meta *Metadata) {
+	for ci, col := range c.Cols {
+		i := slices.IndexFunc(meta.Variants, func(v VariantMeta) bool { return v.Name == col })
+		if i >= 0 && ci < len(c.ColID) && len(meta.Variants[i].Wrapper) > 0 {
+			c.ColID[ci] += " under " + strings.Join(meta.Variants[i].Wrapper, " ")
+		}
+	}
+}
+
+// writePhysical writes the README's physical evidence: what was measured
+// and what could not be, verdicts, and the tables.
+func writePhysical(p func(string, ...any), meta *Metadata, res *ReportResult) {
+	info := meta.Physical
+	if info == nil {
+		return // a folder from before the collectors existed
+	}
+	p("## Physical evidence\n\n")
+	p("Collected by the harness around each benchmark process (`%s`, one line per run; tables in `%s`). ", PhysicalFile, PhysicalBenchstatFile)
+	p("They say where memory was allocated and placed, which the scheduler's own counters (`on-node-share`, `local-steal-share` in the tables above) cannot.\n\n")
+	for _, m := range info.Measured {
+		p("- Measured: %s\n", m)
+	}
+	for _, u := range info.Unavailable {
+		p("- %s\n", strings.ToUpper(u[:1])+u[1:])
+	}
+	if meta.Machine.NUMANodes < 2 {
+		p("- This machine has %d NUMA node(s): every page is on node 0 and every allocation is local, whatever the scheduler does. "+
+			"The rows below show the collectors working (and the machine-wide allocation volume); locality can only differ on a machine with two or more nodes.\n", meta.Machine.NUMANodes)
+	}
+	p("\n")
+	c := res.Physical
+	if c == nil {
+		p("No run produced physical evidence.\n\n")
+		return
+	}
+	for ci, col := range c.Cols {
+		if ci == c.Base {
+			continue
+		}
+		p("**%s vs %s**\n\n", col, c.Cols[c.Base])
+		for _, t := range c.Tables {
+			p("- %s\n", verdict(t, ci, c.Base))
+		}
+		p("\n")
+	}
+	p("```\n%s```\n\n", res.PhysicalBenchstat)
+}
+
+// oracleGap is the README's section on how much of the gap between the
+// base (stock) and an oracle variant (one run under a wrapper such as
+// numactl --cpunodebind=0 --membind=0) each other variant closes, in
+// time per op.
+func oracleGap(meta *Metadata, c *Comparison) string {
+	t := c.Table("sec/op")
+	if t == nil {
+		return ""
+	}
+	var oracles, others []int
+	for ci, col := range c.Cols {
+		if ci == c.Base {
+			continue
+		}
+		i := slices.IndexFunc(meta.Variants, func(v VariantMeta) bool { return v.Name == col })
+		if i >= 0 && len(meta.Variants[i].Wrapper) > 0 {
+			oracles = append(oracles, ci)
+		} else {
+			others = append(others, ci)
+		}
+	}
+	if len(oracles) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("## Gap to the oracle\n\n")
+	p("An oracle variant runs %s under a wrapper that pins its threads and memory (", c.Cols[c.Base])
+	for i, ci := range oracles {
+		v := meta.Variants[slices.IndexFunc(meta.Variants, func(v VariantMeta) bool { return v.Name == c.Cols[ci] })]
+		if i > 0 {
+			p("; ")
+		}
+		p("%s: `%s`", c.Cols[ci], strings.Join(v.Wrapper, " "))
+	}
+	p("). Each cell is the share of the oracle's difference from %s in sec/op that a variant reaches: (base − variant) / (base − oracle), from the medians. ", c.Cols[c.Base])
+	p("100%% matches the oracle, 0%% is no better than %s, negative is worse. ", c.Cols[c.Base])
+	p("A gap is only divided when the oracle differs from the base significantly (p<0.05); otherwise the cell says there is no gap to close. ")
+	p("The oracle keeps the same GOMAXPROCS on fewer CPUs where it binds to one node, so it bounds locality, not throughput.\n\n")
+	for _, oi := range oracles {
+		p("**%s**\n\n| benchmark | %s vs %s |", c.Cols[oi], c.Cols[oi], c.Cols[c.Base])
+		for _, ci := range others {
+			p(" %s |", c.Cols[ci])
+		}
+		p("\n|---|---|")
+		for range others {
+			p("---|")
+		}
+		p("\n")
+		for _, r := range t.Rows {
+			base, od := r.Cells[c.Base], r.Deltas[oi]
+			if base == nil || od == nil {
+				continue
+			}
+			p("| %s | %s |", r.Name, gapDelta(od))
+			for _, ci := range others {
+				p(" %s |", gapClosed(base, r.Cells[oi], r.Cells[ci], od))
+			}
+			p("\n")
+		}
+		p("\n")
+	}
+	return b.String()
+}
+
+func gapDelta(d *Delta) string {
+	if !d.Significant || math.IsNaN(d.Pct) {
+		if math.IsNaN(d.Limit) {
+			return "~"
+		}
+		return fmt.Sprintf("~ (±%.1f%%)", d.Limit)
+	}
+	return fmt.Sprintf("%+.1f%% (p=%.3f)", d.Pct, d.Cmp.P)
+}
+
+// gapClosed is (base − v) / (base − oracle) from the medians, when the
+// oracle differs from the base.
+func gapClosed(base, oracle, v *Cell, od *Delta) string {
+	if v == nil || oracle == nil {
+		return "–"
+	}
+	if !od.Significant {
+		return "no gap"
+	}
+	gap := base.Summary.Center - oracle.Summary.Center
+	if gap == 0 {
+		return "no gap"
+	}
+	return fmt.Sprintf("%.0f%%", (base.Summary.Center-v.Summary.Center)/gap*100)
+}
