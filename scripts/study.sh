@@ -63,14 +63,29 @@ sysmontick)
 	;;
 numa)
 	# On a one-node machine, simulate two nodes at GOMAXPROCS=8 (4 Ps a
-	# node, so that node-local steals are possible); on a real NUMA
-	# machine use its topology and all its CPUs. CPU overrides GOMAXPROCS.
+	# node, so that node-local steals are possible). On a real NUMA
+	# machine use its topology at GOMAXPROCS = node 0's CPU count: the
+	# oracle (below) then runs the same number of Ps on one node without
+	# oversubscribing it, and every other variant spreads them over the
+	# nodes. CPU overrides GOMAXPROCS (e.g. CPU=$(nproc) for all CPUs).
 	nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
 	numa=numa=1
-	cpu=${CPU:-}
+	cpu=${CPU:-$(tr ',' '\n' </sys/devices/system/node/node0/cpulist 2>/dev/null |
+		awk -F- 'NF { n += ($2 == "" ? 1 : $2 - $1 + 1) } END { if (n) print n }')}
 	if [ "$nodes" -lt 2 ]; then
 		numa=numa=1,numafake=2 # simulation: one real node
 		cpu=${CPU:-8}
+	fi
+	# Reference rows where numactl exists: stock with its threads and
+	# memory on node 0 (the locality bound an ablation variant can at
+	# best reach) and with memory interleaved over all nodes. Without
+	# numactl the doctor's warning in the report says they did not run.
+	oracle=()
+	if command -v numactl >/dev/null; then
+		oracle=(-variant oracle-node0=stock -wrap 'oracle-node0=numactl --cpunodebind=0 --membind=0'
+			-variant oracle-interleave=stock -wrap 'oracle-interleave=numactl --interleave=all')
+	else
+		echo "study.sh: numactl is not installed: no oracle rows (Debian: apt-get install numactl)" >&2
 	fi
 	# An ablation: each variant adds one mechanism to the one before.
 	# Every workload of the suite, so that no mechanism is judged on the
@@ -83,7 +98,8 @@ numa)
 		-variant "leaveremote=patched:$numa,numasteal=2,numawake=0" \
 		-variant "wake=patched:$numa" \
 		-variant "bind1=patched:$numa,numabind=1" \
-		-variant "bind2=patched:$numa,numabind=2"
+		-variant "bind2=patched:$numa,numabind=2" \
+		"${oracle[@]}"
 	;;
 steal)
 	# Upstream's scheduling decisions (no knobs), seen through the counters.

@@ -74,6 +74,10 @@ var WorkloadBenchmarks = []struct{ Name, Benchtime string }{
 	{"ParallelAlloc", ""},
 	{"LatencyProbe", "400x"},
 	{"HTTPLoopback", ""},
+	{"FanOutSharedData", ""},
+	{"PointerChase", ""},
+	{"GCHeavy", ""},
+	{"RequestResponse", ""},
 }
 
 func benchRE(name string) string { return "^Benchmark" + name + "$" }
