@@ -4,6 +4,7 @@
 //	schedlab bench   -suite quick -variant stock -variant patched [-count 10] [-out dir] [-wrap name=command]
 //	schedlab compare [-col variant] [-base name] [-csv file] bench.txt...
 //	schedlab report  dir
+//	schedlab merge   -out dir folder...   (one study from several machines)
 //	schedlab sweep   -knob timeslice=1000,2000,5000,10000 -suite workloads [-bench re]
 //	schedlab suites
 //	schedlab doctor  [-json] [-sample 1s]
@@ -35,6 +36,7 @@ commands:
   bench    run a suite against variants, interleaved, and write a results folder
   compare  benchstat tables (and CSV) of benchmark files
   report   write README.md, tables, CSV and SVG plots into a results folder
+  merge    merge results folders from several machines into one folder and report
   sweep    run one GODEBUG knob over a list of values and plot metrics against it
   suites   list the suites and their benchmarks
   doctor   what this machine can measure for a NUMA study, and what will distort it
@@ -57,6 +59,8 @@ func main() {
 		err = cmdCompare(args)
 	case "report":
 		err = cmdReport(args)
+	case "merge":
+		err = cmdMerge(args)
 	case "sweep":
 		err = cmdSweep(ctx, args)
 	case "suites":
@@ -371,5 +375,33 @@ func cmdDoctor(args []string) error {
 		return d.WriteJSON(os.Stdout)
 	}
 	d.WriteText(os.Stdout)
+	return nil
+}
+
+func cmdMerge(args []string) error {
+	fs := flag.NewFlagSet("merge", flag.ExitOnError)
+	out := fs.String("out", "", "folder to write the merged results into (required; must not hold bench.txt)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: schedlab merge -out dir folder...\n\nMerges results folders of the same study run on several machines.\n\n")
+		fs.PrintDefaults()
+	}
+	fs.Parse(args)
+	if *out == "" {
+		return fmt.Errorf("merge: -out is required")
+	}
+	if fs.NArg() < 1 {
+		return fmt.Errorf("merge: give at least one results folder")
+	}
+	res, err := harness.Merge(*out, fs.Args())
+	if err != nil {
+		return err
+	}
+	for _, s := range res.Sources {
+		fmt.Printf("%s: %s, %s, %d results\n", s.Host, s.Path, s.Topology, s.Results)
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(os.Stderr, "schedlab: warning: %s\n", w)
+	}
+	fmt.Printf("\nreport: %s\n", filepath.Join(*out, harness.ReadmeFile))
 	return nil
 }
