@@ -166,7 +166,7 @@ func runBench(ctx context.Context, f *benchFlags, variants []harness.Variant, sw
 	}
 	_, berr := harness.Bench(ctx, harness.BenchOptions{
 		Root: r, Suite: suite, Variants: variants, Count: f.count, Benchtime: f.benchtime,
-		CPU: f.cpu, Timeout: f.timeout, Out: out, Command: "schedlab " + strings.Join(os.Args[1:], " "),
+		CPU: f.cpu, Timeout: f.timeout, Out: out, Command: commandLine(os.Args),
 		Stderr: os.Stderr, Sweep: sweep,
 	})
 	if berr != nil && !errors.Is(berr, harness.ErrFailures) && !errors.Is(berr, context.Canceled) {
@@ -404,4 +404,18 @@ func cmdMerge(args []string) error {
 	}
 	fmt.Printf("\nreport: %s\n", filepath.Join(*out, harness.ReadmeFile))
 	return nil
+}
+
+// commandLine is args as a shell command that reruns them: arguments
+// with white space or shell metacharacters are single-quoted (a -wrap
+// or -variant value often has both).
+func commandLine(args []string) string {
+	q := []string{"schedlab"}
+	for _, a := range args[1:] {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`!*?;&|<>()[]{}~#") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		q = append(q, a)
+	}
+	return strings.Join(q, " ")
 }

@@ -209,7 +209,7 @@ func TestOracleGap(t *testing.T) {
 		for _, v := range []struct {
 			name       string
 			fast, flat float64
-		}{{"stock", 100, 50}, {"oracle", 80, 50}, {"numa", 90, 45}} {
+		}{{"stock", 100, 50}, {"oracle", 80, 50}, {"numa", 90, 45}, {"slow", 110, 55}} {
 			jitter := float64(i%5) * 0.1
 			fmt.Fprintf(&b, "variant: %s\nBenchmarkFast 1000 %g ns/op\nBenchmarkFlat 1000 %g ns/op\n", v.name, v.fast+jitter, v.flat+jitter)
 		}
@@ -220,7 +220,8 @@ func TestOracleGap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	meta := &Metadata{Variants: []VariantMeta{{Name: "stock"}, {Name: "oracle", Wrapper: []string{"numactl", "--membind=0"}}, {Name: "numa"}}}
+	meta := &Metadata{Variants: []VariantMeta{{Name: "stock"}, {Name: "oracle", Wrapper: []string{"numactl", "--membind=0"}}, {Name: "numa"},
+		{Name: "slow", Wrapper: []string{"numactl", "--interleave=all"}}}}
 	c.markWrapped(meta)
 	got := oracleGap(meta, c)
 	for _, want := range []string{
@@ -228,6 +229,7 @@ func TestOracleGap(t *testing.T) {
 		"| benchmark | oracle vs stock | numa |",
 		"| Fast | -20.0% (p=0.000) | 50% |",
 		"| Flat | ~ (±0.8%) | no gap |",
+		"| Fast | +10.0% (p=0.000) | oracle slower |",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("oracle gap lacks %q:\n%s", want, got)

@@ -14,7 +14,6 @@ import (
 	"golang.org/x/perf/benchunit"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -335,6 +334,20 @@ func (m *rowMarks) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return xmin, xmax, -0.5, float64(len(m.center)) - 0.5
 }
 
+// variantPalette is Tableau 10 with its grey replaced by near-black (grey
+// is what pale, non-significant marks are drawn in): ten colours that
+// stay apart in print and for the common colour-vision deficiencies.
+// gonum's default has seven, and the NUMA study has nine variants.
+var variantPalette = []color.Color{
+	color.RGBA{0x4e, 0x79, 0xa7, 0xff}, color.RGBA{0xf2, 0x8e, 0x2b, 0xff}, color.RGBA{0xe1, 0x57, 0x59, 0xff},
+	color.RGBA{0x76, 0xb7, 0xb2, 0xff}, color.RGBA{0x59, 0xa1, 0x4f, 0xff}, color.RGBA{0xed, 0xc9, 0x48, 0xff},
+	color.RGBA{0xb0, 0x7a, 0xa1, 0xff}, color.RGBA{0xff, 0x9d, 0xa7, 0xff}, color.RGBA{0x9c, 0x75, 0x5f, 0xff},
+	color.RGBA{0x3b, 0x3b, 0x3b, 0xff},
+}
+
+// variantColor is column i's colour, the same in every plot of a folder.
+func variantColor(i int) color.Color { return variantPalette[i%len(variantPalette)] }
+
 // Thumbnail draws the legend entry: the column's colour.
 func (m *rowMarks) Thumbnail(c *draw.Canvas) {
 	c.SetColor(m.color)
@@ -376,7 +389,8 @@ func rowPlot(t *UnitTable, ncols, legend int) (*plot.Plot, vg.Length) {
 	rowH := vg.Points(math.Max(16, 9*float64(ncols)+6))
 	// The legend is drawn inside the data area, top right; keep that
 	// area free by extending the y range over empty rows.
-	free := math.Ceil(float64(legend) * 13 / rowH.Points())
+	// A 9-point legend entry takes about 9.5 points of height.
+	free := (float64(legend)*9.5 + 4) / rowH.Points()
 	p.Y.Min, p.Y.Max = -0.5, float64(len(t.Rows))-0.5+free
 	p.Legend.Top = true
 	p.Legend.TextStyle.Font.Size = vg.Points(9)
@@ -397,7 +411,7 @@ func plotDeltas(path string, c *Comparison, t *UnitTable) error {
 	n := len(t.Rows)
 	var marks []*rowMarks
 	for k, ci := range cols {
-		m := &rowMarks{k: k, ncols: len(cols), color: plotutil.Color(ci), bars: true,
+		m := &rowMarks{k: k, ncols: len(cols), color: variantColor(ci), bars: true,
 			center: nans(n), lo: nans(n), hi: nans(n), pale: make([]bool, n)}
 		for i, r := range t.Rows {
 			d := r.Deltas[ci]
@@ -467,7 +481,7 @@ func plotLevels(path string, c *Comparison, t *UnitTable) error {
 	p.X.Label.Text = q.label() + "; median, 95% CI and each run"
 	n := len(t.Rows)
 	for k, ci := range cols {
-		m := &rowMarks{k: k, ncols: len(cols), color: plotutil.Color(ci),
+		m := &rowMarks{k: k, ncols: len(cols), color: variantColor(ci),
 			center: nans(n), lo: nans(n), hi: nans(n), runs: make([][]float64, n)}
 		for i, r := range t.Rows {
 			cell := r.Cells[ci]
@@ -638,7 +652,7 @@ func sweepPlot(c *Comparison, s *SweepInfo, r *Row, metric string, xs map[int]fl
 		}
 		sm := r.Cells[ci].Summary
 		x0, x1 := p.X.Min, p.X.Max
-		clr := plotutil.Color(k + 1)
+		clr := variantColor(k + 1)
 		if !math.IsInf(sm.Lo, 0) && !math.IsInf(sm.Hi, 0) {
 			band, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: sm.Lo * q.scale}, {X: x1, Y: sm.Lo * q.scale}, {X: x1, Y: sm.Hi * q.scale}, {X: x0, Y: sm.Hi * q.scale}})
 			if err != nil {

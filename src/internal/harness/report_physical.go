@@ -51,6 +51,13 @@ func (c *Comparison) markWrapped(meta *Metadata) {
 	}
 }
 
+// physicalVerdictUnits are the physical units with a better direction,
+// which get verdict lines: the shares, and the counts of allocations
+// that missed their node, of the kernel's NUMA hint faults and of its
+// page migrations.
+var physicalVerdictUnits = []string{"local-alloc-share", "top-node-share", "node-miss-share",
+	"numa-miss/run", "numa-other/run", "numa-hint-faults/run", "numa-pages-migrated/run", "node-load-misses/run"}
+
 // writePhysical writes the README's physical evidence: what was measured
 // and what could not be, verdicts, and the tables.
 func writePhysical(p func(string, ...any), meta *Metadata, res *ReportResult) {
@@ -83,10 +90,13 @@ func writePhysical(p func(string, ...any), meta *Metadata, res *ReportResult) {
 		}
 		p("**%s vs %s**\n\n", col, c.Cols[c.Base])
 		for _, t := range c.Tables {
-			p("- %s\n", verdict(t, ci, c.Base))
+			if slices.Contains(physicalVerdictUnits, t.Unit) {
+				p("- %s\n", verdict(t, ci, c.Base))
+			}
 		}
 		p("\n")
 	}
+	p("The other units (allocation volumes: `numa-hit`, `numa-local`, `numa-foreign`, `node-loads` per run; `resident-MiB`, `node<N>-MiB`) are neither better nor worse; they are in the tables.\n\n")
 	p("```\n%s```\n\n", res.PhysicalBenchstat)
 }
 
@@ -127,8 +137,8 @@ func oracleGap(meta *Metadata, c *Comparison) string {
 	}
 	p("). Each cell is the share of the oracle's difference from %s in sec/op that a variant reaches: (base − variant) / (base − oracle), from the medians. ", c.Cols[c.Base])
 	p("100%% matches the oracle, 0%% is no better than %s, negative is worse. ", c.Cols[c.Base])
-	p("A gap is only divided when the oracle differs from the base significantly (p<0.05); otherwise the cell says there is no gap to close. ")
-	p("The oracle keeps the same GOMAXPROCS on fewer CPUs where it binds to one node, so it bounds locality, not throughput.\n\n")
+	p("A gap is only divided when the oracle is faster than the base at p<0.05: otherwise the cells say `no gap` (no significant difference) or `oracle slower`. ")
+	p("The oracle runs at the same GOMAXPROCS as every variant; bound to one node with more Ps than that node has CPUs, it is oversubscribed and bounds locality, not time.\n\n")
 	for _, oi := range oracles {
 		p("**%s**\n\n| benchmark | %s vs %s |", c.Cols[oi], c.Cols[oi], c.Cols[c.Base])
 		for _, ci := range others {
@@ -166,7 +176,9 @@ func gapDelta(d *Delta) string {
 }
 
 // gapClosed is (base − v) / (base − oracle) from the medians, when the
-// oracle differs from the base.
+// oracle is significantly faster than the base: a slower oracle is no
+// bound to approach (interleaving memory, or oversubscribing one node,
+// can cost more than locality gains).
 func gapClosed(base, oracle, v *Cell, od *Delta) string {
 	if v == nil || oracle == nil {
 		return "–"
@@ -175,8 +187,8 @@ func gapClosed(base, oracle, v *Cell, od *Delta) string {
 		return "no gap"
 	}
 	gap := base.Summary.Center - oracle.Summary.Center
-	if gap == 0 {
-		return "no gap"
+	if gap <= 0 {
+		return "oracle slower"
 	}
 	return fmt.Sprintf("%.0f%%", (base.Summary.Center-v.Summary.Center)/gap*100)
 }
