@@ -5,6 +5,7 @@
 //	schedlab compare [-col variant] [-base name] [-csv file] bench.txt...
 //	schedlab report  dir
 //	schedlab merge   -out dir folder...   (one study from several machines)
+//	schedlab trace   [-out dir] trace.out  (steals in an execution trace)
 //	schedlab sweep   -knob timeslice=1000,2000,5000,10000 -suite workloads [-bench re]
 //	schedlab suites
 //	schedlab doctor  [-json] [-sample 1s]
@@ -37,6 +38,7 @@ commands:
   compare  benchstat tables (and CSV) of benchmark files
   report   write README.md, tables, CSV and SVG plots into a results folder
   merge    merge results folders from several machines into one folder and report
+  trace    steals in an execution trace (GODEBUG=tracesteal=1): totals, matrix plot, CSV
   sweep    run one GODEBUG knob over a list of values and plot metrics against it
   suites   list the suites and their benchmarks
   doctor   what this machine can measure for a NUMA study, and what will distort it
@@ -61,6 +63,8 @@ func main() {
 		err = cmdReport(args)
 	case "merge":
 		err = cmdMerge(args)
+	case "trace":
+		err = cmdTrace(args)
 	case "sweep":
 		err = cmdSweep(ctx, args)
 	case "suites":
@@ -116,7 +120,7 @@ type benchFlags struct {
 	count                             int
 	timeout                           time.Duration
 	variants, wraps                   listFlag
-	noReport                          bool
+	noReport, trace                   bool
 }
 
 func (f *benchFlags) register(fs *flag.FlagSet) {
@@ -128,6 +132,7 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.count, "count", 10, "rounds: runs of every benchmark per variant")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "time limit of one run of one benchmark")
 	fs.BoolVar(&f.noReport, "noreport", false, "do not write the report (README, plots) at the end")
+	fs.BoolVar(&f.trace, "trace", false, "after the rounds, trace one run of every benchmark under every variant (schedlab toolchains with GODEBUG=tracesteal=1) into traces/ and analyse its steals")
 }
 
 func runBench(ctx context.Context, f *benchFlags, variants []harness.Variant, sweep *harness.SweepInfo) error {
@@ -167,7 +172,7 @@ func runBench(ctx context.Context, f *benchFlags, variants []harness.Variant, sw
 	_, berr := harness.Bench(ctx, harness.BenchOptions{
 		Root: r, Suite: suite, Variants: variants, Count: f.count, Benchtime: f.benchtime,
 		CPU: f.cpu, Timeout: f.timeout, Out: out, Command: commandLine(os.Args),
-		Stderr: os.Stderr, Sweep: sweep,
+		Stderr: os.Stderr, Sweep: sweep, Trace: f.trace,
 	})
 	if berr != nil && !errors.Is(berr, harness.ErrFailures) && !errors.Is(berr, context.Canceled) {
 		if _, err := os.Stat(filepath.Join(out, harness.RawFile)); err != nil {
@@ -418,4 +423,47 @@ func commandLine(args []string) string {
 		q = append(q, a)
 	}
 	return strings.Join(q, " ")
+}
+
+func cmdTrace(args []string) error {
+	fs := flag.NewFlagSet("trace", flag.ExitOnError)
+	out := fs.String("out", "", "folder for "+harness.StealsCSVFile+", "+harness.StealTextFile+" and "+harness.StealMatrixFile+" (default: the trace's folder)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: schedlab trace [-out dir] trace.out\n\n"+
+			"Reads the work-stealing events of an execution trace taken with GODEBUG=tracesteal=1\n"+
+			"through the patched toolchain's go tool trace, prints per-node and per-pair totals,\n"+
+			"and writes the events as CSV and the thief x victim matrix as SVG and PNG.\n\n")
+		fs.PrintDefaults()
+	}
+	fs.Parse(args)
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return fmt.Errorf("trace: give one trace file")
+	}
+	file := fs.Arg(0)
+	if _, err := os.Stat(file); err != nil {
+		return err
+	}
+	r, err := root()
+	if err != nil {
+		return err
+	}
+	tc, err := harness.ResolveToolchain(r, "patched", "", "")
+	if err != nil {
+		return err
+	}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Dir(file)
+	}
+	s, err := harness.AnalyzeTrace(tc, file, dir, filepath.Base(file))
+	if err != nil {
+		return err
+	}
+	s.WriteText(os.Stdout)
+	if s.Steals+s.TimerSteals == 0 && len(s.Procs) == 0 {
+		fmt.Println("\nno Steal events: was the trace taken with GODEBUG=tracesteal=1 and the patched toolchain?")
+	}
+	fmt.Printf("\nwrote %s, %s and %s in %s\n", harness.StealsCSVFile, harness.StealTextFile, harness.StealMatrixFile, dir)
+	return nil
 }

@@ -46,6 +46,9 @@ type BenchOptions struct {
 	// ContendedCPUs is how many CPUs' worth of time other processes (or
 	// the hypervisor) may take during a run before it is flagged.
 	ContendedCPUs float64
+	// Trace adds, after the rounds, one traced run of every target
+	// under every variant (see traceAll).
+	Trace bool
 }
 
 // VariantMeta records a variant as run.
@@ -89,6 +92,8 @@ type Metadata struct {
 	Contended []string      `json:"contended,omitempty"`
 	Notes     []string      `json:"notes,omitempty"`
 	Sweep     *SweepInfo    `json:"sweep,omitempty"`
+	// Traces are the execution traces of `schedlab bench -trace`.
+	Traces []TraceMeta `json:"traces,omitempty"`
 }
 
 // SweepInfo marks a results folder written by Sweep.
@@ -268,6 +273,9 @@ func Bench(ctx context.Context, opt BenchOptions) (*Metadata, error) {
 		return b.finish(err)
 	}
 	b.runAll(ctx)
+	if opt.Trace && ctx.Err() == nil {
+		b.traceAll(ctx)
+	}
 	return b.finish(ctx.Err())
 }
 
@@ -460,9 +468,9 @@ func (b *bench) runAll(ctx context.Context) {
 	fmt.Fprintf(opt.Stderr, "schedlab: %d runs done in %s\n", len(todo), time.Since(start).Round(time.Second))
 }
 
-func (b *bench) runOne(ctx context.Context, s Slot, t Target, v Variant) {
-	tc := b.tcs[v.Toolchain]
-	bp := b.bins[v.Toolchain][t.Pkg.Key]
+// runArgs returns the test binary's flags for one run of t, and the
+// run's time limit.
+func (b *bench) runArgs(t Target) ([]string, time.Duration) {
 	timeout := b.opt.Timeout
 	if t.Timeout > 0 {
 		timeout = t.Timeout
@@ -479,6 +487,28 @@ func (b *bench) runOne(ctx context.Context, s Slot, t Target, v Variant) {
 	if b.opt.CPU != "" {
 		args = append(args, "-test.cpu="+b.opt.CPU)
 	}
+	return args, timeout
+}
+
+// runEnv is the environment of a run of variant v with toolchain tc;
+// extra GODEBUG settings go after the variant's own.
+func runEnv(tc *Toolchain, v Variant, extra string) []string {
+	env := tc.Env()
+	env = append(env, "PATH="+filepath.Join(tc.GOROOT, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+	godebug := v.GODEBUG
+	if extra != "" {
+		godebug = strings.TrimPrefix(godebug+","+extra, ",")
+	}
+	if godebug != "" {
+		env = append(env, "GODEBUG="+godebug)
+	}
+	return env
+}
+
+func (b *bench) runOne(ctx context.Context, s Slot, t Target, v Variant) {
+	tc := b.tcs[v.Toolchain]
+	bp := b.bins[v.Toolchain][t.Pkg.Key]
+	args, timeout := b.runArgs(t)
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	perfOut := filepath.Join(b.tmp, "perf-stat.txt")
@@ -486,12 +516,7 @@ func (b *bench) runOne(ctx context.Context, s Slot, t Target, v Variant) {
 	argv := b.phys.wrap(append(append(slices.Clone(v.Wrapper), bp.bin), args...), perfOut)
 	cmd := exec.CommandContext(rctx, argv[0], argv[1:]...)
 	cmd.Dir = bp.dir
-	env := tc.Env()
-	env = append(env, "PATH="+filepath.Join(tc.GOROOT, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
-	if v.GODEBUG != "" {
-		env = append(env, "GODEBUG="+v.GODEBUG)
-	}
-	cmd.Env = env
+	cmd.Env = runEnv(tc, v, "")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr

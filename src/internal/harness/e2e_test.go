@@ -46,7 +46,7 @@ func TestEndToEnd(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "res")
 	var progress bytes.Buffer
 	meta, err := Bench(context.Background(), BenchOptions{
-		Root: root, Suite: suite, Variants: vs, Count: 2, Out: out, Stderr: &progress, Timeout: time.Minute,
+		Root: root, Suite: suite, Variants: vs, Count: 2, Out: out, Stderr: &progress, Timeout: time.Minute, Trace: true,
 	})
 	t.Logf("progress:\n%s", progress.String())
 	if !errors.Is(err, ErrFailures) {
@@ -104,6 +104,28 @@ func TestEndToEnd(t *testing.T) {
 		}
 	}
 
+	// -trace: one traced run per variant and target that ran, after
+	// the rounds; stock toolchains trace without steal events.
+	var traced int
+	for _, tm := range meta.Traces {
+		if tm.Target != "workloads.Smoke" {
+			continue
+		}
+		traced++
+		if fi, err := os.Stat(filepath.Join(out, tm.File)); err != nil || fi.Size() == 0 {
+			t.Errorf("trace %s of %s [%s] missing: %v", tm.File, tm.Target, tm.Variant, err)
+		}
+		if tm.Events || strings.Contains(tm.GODEBUG, "tracesteal") {
+			t.Errorf("stock trace %+v: want no steal events and no tracesteal", tm)
+		}
+	}
+	if traced != 2 {
+		t.Errorf("%d traced Smoke runs, want 2 (one per variant): %+v", traced, meta.Traces)
+	}
+	if n := strings.Count(string(raw), "\nBenchmarkSmoke-"); n != 4 {
+		t.Errorf("traced runs leaked into bench.txt: %d Smoke results", n)
+	}
+
 	res, err := Report(out)
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +136,7 @@ func TestEndToEnd(t *testing.T) {
 		}
 	}
 	readme, _ := os.ReadFile(filepath.Join(out, ReadmeFile))
-	for _, want := range []string{"## Verdicts", "**b vs a**", "workloads.Nope", "timed out", "## Gap to the oracle", "b: `env SCHEDLAB_WRAPPED=1`", "## Physical evidence"} {
+	for _, want := range []string{"## Verdicts", "**b vs a**", "workloads.Nope", "timed out", "## Gap to the oracle", "b: `env SCHEDLAB_WRAPPED=1`", "## Physical evidence", "## Execution traces"} {
 		if !strings.Contains(string(readme), want) {
 			t.Errorf("README lacks %q", want)
 		}

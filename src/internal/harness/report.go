@@ -358,6 +358,7 @@ func renderReadme(meta *Metadata, res *ReportResult, findings string) string {
 
 	b.WriteString(oracleGap(meta, c))
 	writePhysical(p, meta, res)
+	writeTraces(p, meta)
 
 	if len(res.SelfCheck) > 0 || len(meta.Contended) > 0 || len(meta.Failures) > 0 || len(meta.Notes) > 0 {
 		p("## Warnings\n\n")
