@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make study STUDY=<name>: one of the five studies behind docs/design and
+# make study STUDY=<name>: one of the six studies behind docs/design and
 # the README's results, each into results/<date>-<host>-<name>/. The
 # same command runs unchanged on any Linux machine; only the NUMA study
 # adapts, simulating two nodes (numafake=2) where the machine has one.
@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
-study=${1:?usage: study.sh cost|timeslice|sysmontick|numa|steal}
+study=${1:?usage: study.sh cost|timeslice|sysmontick|numa|steal|tracecost}
 count=${COUNT:-10}
 case $study in
 timeslice | sysmontick) benchtime=${BENCHTIME:-400x} ;;
@@ -105,8 +105,18 @@ steal)
 	# Upstream's scheduling decisions (no knobs), seen through the counters.
 	bench "$prefix-steal" -suite workloads -variant patched
 	;;
+tracecost)
+	# What tracing costs, with and without the Steal experiment's events:
+	# every run of the first two variants is traced (to a temporary file);
+	# the base is tracing without the experiment, notrace the tracer off.
+	wrap="$PWD/scripts/with-trace.sh"
+	bench "$prefix-tracecost" -suite workloads \
+		-variant trace=patched -wrap "trace=$wrap" \
+		-variant "tracesteal=patched:tracesteal=1" -wrap "tracesteal=$wrap" \
+		-variant notrace=patched
+	;;
 *)
-	echo "study.sh: unknown study $study (want cost, timeslice, sysmontick, numa or steal)" >&2
+	echo "study.sh: unknown study $study (want cost, timeslice, sysmontick, numa, steal or tracecost)" >&2
 	exit 2
 	;;
 esac

@@ -10,6 +10,7 @@ import (
 var SchedlabKnobs = []string{
 	"timeslice", "sysmontick", "sysmonmaxtick", "sysmonidle", "sysmonnetpoll",
 	"numa", "numabind", "numafake", "numasteal", "numatrace", "numawake",
+	"tracesteal",
 }
 
 // UpstreamKnobs are GODEBUG settings understood by the upstream runtime
@@ -25,7 +26,7 @@ var UpstreamKnobs = []string{
 	"tracecheckstackownership", "updatemaxprocs", "containermaxprocs",
 	"dataindependenttiming", "http2client", "http2server", "netdns",
 	"multipathtcp", "randseednop", "randautoseed", "tracefpunwindoff",
-	"checkfinalizers", "greenteagc", "asyncpreemptoff",
+	"checkfinalizers", "greenteagc", "asyncpreemptoff", "traceallocfree",
 }
 
 var knownKnobs = func() map[string]bool {

@@ -115,7 +115,7 @@ func oracleGap(meta *Metadata, c *Comparison) string {
 			continue
 		}
 		i := slices.IndexFunc(meta.Variants, func(v VariantMeta) bool { return v.Name == col })
-		if i >= 0 && len(meta.Variants[i].Wrapper) > 0 {
+		if i >= 0 && isOracle(meta.Variants[i].Wrapper) {
 			oracles = append(oracles, ci)
 		} else {
 			others = append(others, ci)
@@ -163,6 +163,13 @@ func oracleGap(meta *Metadata, c *Comparison) string {
 		p("\n")
 	}
 	return b.String()
+}
+
+// isOracle reports whether a variant's wrapper makes it an oracle: a
+// numactl policy. Other wrappers (the tracing one of the trace-cost
+// study) are just different ways to run.
+func isOracle(wrapper []string) bool {
+	return len(wrapper) > 0 && filepath.Base(wrapper[0]) == "numactl"
 }
 
 func gapDelta(d *Delta) string {

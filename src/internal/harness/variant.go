@@ -119,6 +119,15 @@ func ApplyWrappers(vs []Variant, specs []string) error {
 		if _, err := exec.LookPath(argv[0]); err != nil {
 			return fmt.Errorf("-wrap %q: %v", s, err)
 		}
+		// Runs start in their package's directory: a relative path
+		// to a wrapper must not depend on it.
+		if strings.Contains(argv[0], "/") {
+			abs, err := filepath.Abs(argv[0])
+			if err != nil {
+				return fmt.Errorf("-wrap %q: %v", s, err)
+			}
+			argv[0] = abs
+		}
 		vs[i].Wrapper = argv
 	}
 	return nil

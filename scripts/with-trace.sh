@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# with-trace.sh BIN ARGS...: run a Go test binary with the execution
+# tracer on for its whole run, writing the trace to a temporary file that
+# is removed afterwards. The trace-cost study runs variants under it
+# (schedlab bench -wrap 'name=scripts/with-trace.sh').
+set -euo pipefail
+f=$(mktemp "${TMPDIR:-/tmp}/schedlab-trace.XXXXXX")
+trap 'rm -f "$f"' EXIT
+"$@" -test.trace="$f"
