@@ -107,12 +107,14 @@ steal)
 	;;
 tracecost)
 	# What tracing costs, with and without the Steal experiment's events:
-	# every run of the first two variants is traced (to a temporary file);
-	# the base is tracing without the experiment, notrace the tracer off.
+	# every run of the traced variants writes a trace (to a temporary
+	# file); the base is tracing without the experiment, trace2 its
+	# control, notrace the tracer off.
 	wrap="$PWD/scripts/with-trace.sh"
 	bench "$prefix-tracecost" -suite workloads \
 		-variant trace=patched -wrap "trace=$wrap" \
 		-variant "tracesteal=patched:tracesteal=1" -wrap "tracesteal=$wrap" \
+		-variant trace2=patched -wrap "trace2=$wrap" \
 		-variant notrace=patched
 	;;
 *)
