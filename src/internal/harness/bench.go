@@ -410,6 +410,12 @@ func (b *bench) buildPkg(ctx context.Context, tc *Toolchain, p *Pkg) *builtPkg {
 }
 
 func (b *bench) goCmd(ctx context.Context, tc *Toolchain, dir string, args ...string) ([]byte, error) {
+	return runGo(ctx, tc, dir, args...)
+}
+
+// runGo runs tc's go command in dir and returns its standard output; on
+// failure the error carries the end of its standard error.
+func runGo(ctx context.Context, tc *Toolchain, dir string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, tc.GoCmd(), args...)
 	cmd.Dir = dir
 	cmd.Env = tc.Env()

@@ -175,17 +175,27 @@ func (res *ReportResult) compareUncontended(dir string, meta *Metadata, c *Compa
 	if err := os.WriteFile(path, kept, 0o644); err != nil {
 		return err
 	}
-	uc, err := Compare([]string{path}, CompareOptions{Base: c.Cols[c.Base]})
+	uc, _, err := compareFile(path, CompareOptions{Base: c.Cols[c.Base]}, meta, filepath.Join(dir, UncontendedBenchstatFile))
 	if err != nil {
-		return fmt.Errorf("%s: %v", UncontendedRawFile, err)
-	}
-	uc.markWrapped(meta)
-	var tb bytes.Buffer
-	if err := uc.WriteText(&tb); err != nil {
 		return err
 	}
 	res.Uncontended, res.Dropped = uc, dropped
-	return os.WriteFile(filepath.Join(dir, UncontendedBenchstatFile), tb.Bytes(), 0o644)
+	return nil
+}
+
+// compareFile compares one benchmark file of a results folder, tells
+// its wrapped variants apart, and writes its tables to out.
+func compareFile(path string, opt CompareOptions, meta *Metadata, out string) (*Comparison, string, error) {
+	c, err := Compare([]string{path}, opt)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %v", filepath.Base(path), err)
+	}
+	c.markWrapped(meta)
+	var tb bytes.Buffer
+	if err := c.WriteText(&tb); err != nil {
+		return nil, "", err
+	}
+	return c, tb.String(), os.WriteFile(out, tb.Bytes(), 0o644)
 }
 
 // A runKey names one run: its round (from 1), target and variant.

@@ -26,17 +26,12 @@ func (res *ReportResult) comparePhysical(dir string, meta *Metadata, base string
 	if bytes.Contains(data, []byte("\nvariant: "+base+"\n")) {
 		opt.Base = base
 	}
-	c, err := Compare([]string{path}, opt)
+	c, text, err := compareFile(path, opt, meta, filepath.Join(dir, PhysicalBenchstatFile))
 	if err != nil {
-		return fmt.Errorf("%s: %v", PhysicalFile, err)
-	}
-	c.markWrapped(meta)
-	var tb bytes.Buffer
-	if err := c.WriteText(&tb); err != nil {
 		return err
 	}
-	res.Physical, res.PhysicalBenchstat = c, tb.String()
-	return os.WriteFile(filepath.Join(dir, PhysicalBenchstatFile), tb.Bytes(), 0o644)
+	res.Physical, res.PhysicalBenchstat = c, text
+	return nil
 }
 
 // markWrapped adds each column's wrapper to its identity: a variant run

@@ -2,13 +2,13 @@ package harness
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"fmt"
 	"image/color"
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -195,19 +195,11 @@ func (s *StealTrace) WriteText(w io.Writer) {
 // StealCSV runs the patched toolchain's `go tool trace -d=steals` on a
 // trace file and returns its CSV.
 func StealCSV(tc *Toolchain, traceFile string) ([]byte, error) {
-	cmd := exec.Command(tc.GoCmd(), "tool", "trace", "-d=steals", traceFile)
-	cmd.Env = tc.Env()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if strings.Contains(msg, "invalid debug mode steals") {
-			msg += " (this go tool trace predates the Steal experiment: rebuild the toolchain with make toolchain)"
-		}
-		return nil, fmt.Errorf("go tool trace -d=steals %s: %v: %s", traceFile, err, msg)
+	out, err := runGo(context.Background(), tc, "", "tool", "trace", "-d=steals", traceFile)
+	if err != nil && strings.Contains(err.Error(), "invalid debug mode steals") {
+		err = fmt.Errorf("%v\n(this go tool trace predates the Steal experiment: rebuild the toolchain with make toolchain)", err)
 	}
-	return out, nil
+	return out, err
 }
 
 // AnalyzeTrace reads a trace's Steal events through the toolchain and
