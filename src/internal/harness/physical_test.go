@@ -242,3 +242,61 @@ func TestOracleGap(t *testing.T) {
 		t.Errorf("a folder without an oracle variant got a gap section")
 	}
 }
+
+// TestPhysicalPerfWrapper runs a real process under the perf stat
+// wrapper, with a stand-in for perf that writes fixed counts where perf
+// stat -x , -o FILE would, then runs the command: the counts reach the
+// run's metrics, and placement is still sampled from the process under
+// the wrapper.
+func TestPhysicalPerfWrapper(t *testing.T) {
+	if _, err := os.Stat("/proc/self/numa_maps"); err != nil {
+		t.Skip("no /proc/self/numa_maps here:", err)
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip(err)
+	}
+	sleep, _ = filepath.EvalSymlinks(sleep)
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "perf")
+	script := `#!/bin/sh
+# perf stat -x , -o FILE -e EVENTS -- CMD...
+out=
+while [ "$1" != "--" ]; do
+	[ "$1" = "-o" ] && { shift; out=$1; }
+	shift
+done
+shift
+printf '1000,,node-loads,100,100.00,,\n250,,node-load-misses:u,100,100.00,,\n' > "$out"
+"$@"
+`
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := newPhysicalProbe("/proc", &Doctor{PerfEvents: []DoctorEvent{{Name: "node-loads", OK: true}}})
+	p.perf = fake // the probe found no perf on PATH; use the stand-in
+	perfOut := filepath.Join(dir, "perf.txt")
+	argv := p.wrap([]string{sleep, "0.5"}, perfOut)
+	if argv[0] != fake || argv[len(argv)-2] != sleep {
+		t.Fatalf("wrap = %q", argv)
+	}
+	r := p.begin(sleep, perfOut)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go r.sample(cmd.Process.Pid)
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, m := range r.end() {
+		got[m.unit] = m.value
+	}
+	if got["node-loads/run"] != 1000 || got["node-load-misses/run"] != 250 || got["node-miss-share"] != 0.25 {
+		t.Errorf("perf metrics %v: want node-loads 1000, misses 250, share 0.25", got)
+	}
+	if _, ok := got["resident-MiB"]; !ok {
+		t.Errorf("no placement sampled from the process under the wrapper: %v", got)
+	}
+}
