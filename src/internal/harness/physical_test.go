@@ -170,9 +170,10 @@ func TestPhysicalName(t *testing.T) {
 	}
 }
 
-// TestPhysicalSampleRealProcess samples a real child process's numa_maps
-// through this machine's /proc, where the kernel has NUMA.
-func TestPhysicalSampleRealProcess(t *testing.T) {
+// sleepForPlacement returns the path of sleep, as /proc shows a process
+// running it, or skips the test where the kernel has no numa_maps.
+func sleepForPlacement(t *testing.T) string {
+	t.Helper()
 	if _, err := os.Stat("/proc/self/numa_maps"); err != nil {
 		t.Skip("no /proc/self/numa_maps here:", err)
 	}
@@ -181,6 +182,13 @@ func TestPhysicalSampleRealProcess(t *testing.T) {
 		t.Skip(err)
 	}
 	sleep, _ = filepath.EvalSymlinks(sleep)
+	return sleep
+}
+
+// TestPhysicalSampleRealProcess samples a real child process's numa_maps
+// through this machine's /proc, where the kernel has NUMA.
+func TestPhysicalSampleRealProcess(t *testing.T) {
+	sleep := sleepForPlacement(t)
 	p := newPhysicalProbe("/proc", nil)
 	cmd := exec.Command(sleep, "0.5")
 	r := p.begin(sleep, "")
@@ -249,14 +257,7 @@ func TestOracleGap(t *testing.T) {
 // run's metrics, and placement is still sampled from the process under
 // the wrapper.
 func TestPhysicalPerfWrapper(t *testing.T) {
-	if _, err := os.Stat("/proc/self/numa_maps"); err != nil {
-		t.Skip("no /proc/self/numa_maps here:", err)
-	}
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip(err)
-	}
-	sleep, _ = filepath.EvalSymlinks(sleep)
+	sleep := sleepForPlacement(t)
 	dir := t.TempDir()
 	fake := filepath.Join(dir, "perf")
 	script := `#!/bin/sh
