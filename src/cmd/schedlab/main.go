@@ -417,10 +417,7 @@ func cmdMerge(args []string) error {
 func commandLine(args []string) string {
 	q := []string{"schedlab"}
 	for _, a := range args[1:] {
-		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`!*?;&|<>()[]{}~#") {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		q = append(q, a)
+		q = append(q, harness.ShellQuote(a))
 	}
 	return strings.Join(q, " ")
 }

@@ -374,21 +374,15 @@ func setFileConfig(r *benchfmt.Result, key, value string) {
 // compareSource compares a source's variants, against its first
 // variant, as Report does.
 func compareSource(s *MergeSource) (*Comparison, error) {
-	raw := filepath.Join(s.Path, RawFile)
-	c, err := Compare([]string{raw}, CompareOptions{})
-	if err != nil {
-		return nil, err
-	}
+	base := ""
 	if len(s.Variants) > 0 {
-		if i := slices.Index(c.Cols, s.Variants[0]); i > 0 {
-			return Compare([]string{raw}, CompareOptions{Base: s.Variants[0]})
-		}
+		base = s.Variants[0]
 	}
-	return c, nil
+	return compareAgainst(filepath.Join(s.Path, RawFile), base)
 }
 
-// shellQuote quotes s for a POSIX shell where it needs it.
-func shellQuote(s string) string {
+// ShellQuote quotes s for a POSIX shell where it needs it.
+func ShellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
 		return s
 	}
@@ -396,9 +390,9 @@ func shellQuote(s string) string {
 }
 
 func mergeCommand(out string, dirs []string) string {
-	args := []string{"schedlab", "merge", "-out", shellQuote(out)}
+	args := []string{"schedlab", "merge", "-out", ShellQuote(out)}
 	for _, d := range dirs {
-		args = append(args, shellQuote(d))
+		args = append(args, ShellQuote(d))
 	}
 	return strings.Join(args, " ")
 }
@@ -406,10 +400,10 @@ func mergeCommand(out string, dirs []string) string {
 // mdCell escapes a Markdown table cell.
 func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
-// mergeDelta formats a cross-host summary cell: the change against the
-// host's base with its p-value, or for no significant difference the
-// largest difference the run could have missed.
-func mergeDelta(d *Delta) string {
+// deltaCell formats a table cell of a change against a base: the change
+// with its p-value, or for no significant difference the largest
+// difference the run could have missed ("–" without data).
+func deltaCell(d *Delta) string {
 	if d == nil {
 		return "–"
 	}
@@ -508,7 +502,7 @@ func renderMergeReadme(res *MergeResult) string {
 		}
 		args := []string{"benchstat"}
 		for _, a := range hostBenchstatArgs(s.Host, c) {
-			args = append(args, shellQuote(a))
+			args = append(args, ShellQuote(a))
 		}
 		p("%s\n", strings.Join(args, " "))
 	}
@@ -583,7 +577,7 @@ func crossHostTable(res *MergeResult, unit string) (table string, present bool) 
 					keys = append(keys, k)
 					cells[k] = make([]string, len(res.Sources))
 				}
-				cells[k][si] = mergeDelta(r.Deltas[ci])
+				cells[k][si] = deltaCell(r.Deltas[ci])
 			}
 		}
 	}

@@ -58,24 +58,9 @@ func Report(dir string) (*ReportResult, error) {
 	if _, err := os.Stat(raw); err != nil {
 		return nil, fmt.Errorf("%s has no results: %v", dir, err)
 	}
-	opt := CompareOptions{}
-	c, err := Compare([]string{raw}, opt)
+	c, err := compareAgainst(raw, baseVariant(meta))
 	if err != nil {
 		return nil, err
-	}
-	if len(meta.Variants) > 0 {
-		for i, col := range c.Cols {
-			if col == meta.Variants[0].Name {
-				c.Base = i
-			}
-		}
-		// Recompute deltas against that base if it was not first.
-		if c.Base != 0 {
-			c, err = Compare([]string{raw}, CompareOptions{Base: meta.Variants[0].Name})
-			if err != nil {
-				return nil, err
-			}
-		}
 	}
 	c.markWrapped(meta)
 	res := &ReportResult{Comparison: c, SelfCheck: c.SelfCheck()}
@@ -175,7 +160,7 @@ func (res *ReportResult) compareUncontended(dir string, meta *Metadata, c *Compa
 	if err := os.WriteFile(path, kept, 0o644); err != nil {
 		return err
 	}
-	uc, _, err := compareFile(path, CompareOptions{Base: c.Cols[c.Base]}, meta, filepath.Join(dir, UncontendedBenchstatFile))
+	uc, _, err := compareFile(path, c.Cols[c.Base], meta, filepath.Join(dir, UncontendedBenchstatFile))
 	if err != nil {
 		return err
 	}
@@ -183,10 +168,29 @@ func (res *ReportResult) compareUncontended(dir string, meta *Metadata, c *Compa
 	return nil
 }
 
-// compareFile compares one benchmark file of a results folder, tells
-// its wrapped variants apart, and writes its tables to out.
-func compareFile(path string, opt CompareOptions, meta *Metadata, out string) (*Comparison, string, error) {
-	c, err := Compare([]string{path}, opt)
+// baseVariant is the variant a folder's deltas are against: its first.
+func baseVariant(meta *Metadata) string {
+	if len(meta.Variants) == 0 {
+		return ""
+	}
+	return meta.Variants[0].Name
+}
+
+// compareAgainst compares a benchmark file with base as the baseline
+// column where the file has it, else with its first column.
+func compareAgainst(path, base string) (*Comparison, error) {
+	c, err := Compare([]string{path}, CompareOptions{})
+	if err != nil || base == "" || slices.Index(c.Cols, base) <= 0 {
+		return c, err
+	}
+	return Compare([]string{path}, CompareOptions{Base: base})
+}
+
+// compareFile compares one benchmark file of a results folder against
+// base (see compareAgainst), tells its wrapped variants apart, and
+// writes its tables to out.
+func compareFile(path, base string, meta *Metadata, out string) (*Comparison, string, error) {
+	c, err := compareAgainst(path, base)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %v", filepath.Base(path), err)
 	}

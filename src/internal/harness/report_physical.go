@@ -3,7 +3,6 @@ package harness
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,11 +21,7 @@ func (res *ReportResult) comparePhysical(dir string, meta *Metadata, base string
 	if err != nil {
 		return err
 	}
-	opt := CompareOptions{}
-	if bytes.Contains(data, []byte("\nvariant: "+base+"\n")) {
-		opt.Base = base
-	}
-	c, text, err := compareFile(path, opt, meta, filepath.Join(dir, PhysicalBenchstatFile))
+	c, text, err := compareFile(path, base, meta, filepath.Join(dir, PhysicalBenchstatFile))
 	if err != nil {
 		return err
 	}
@@ -149,7 +144,7 @@ func oracleGap(meta *Metadata, c *Comparison) string {
 			if base == nil || od == nil {
 				continue
 			}
-			p("| %s | %s |", r.Name, gapDelta(od))
+			p("| %s | %s |", r.Name, deltaCell(od))
 			for _, ci := range others {
 				p(" %s |", gapClosed(base, r.Cells[oi], r.Cells[ci], od))
 			}
@@ -165,16 +160,6 @@ func oracleGap(meta *Metadata, c *Comparison) string {
 // study) are just different ways to run.
 func isOracle(wrapper []string) bool {
 	return len(wrapper) > 0 && filepath.Base(wrapper[0]) == "numactl"
-}
-
-func gapDelta(d *Delta) string {
-	if !d.Significant || math.IsNaN(d.Pct) {
-		if math.IsNaN(d.Limit) {
-			return "~"
-		}
-		return fmt.Sprintf("~ (±%.1f%%)", d.Limit)
-	}
-	return fmt.Sprintf("%+.1f%% (p=%.3f)", d.Pct, d.Cmp.P)
 }
 
 // gapClosed is (base − v) / (base − oracle) from the medians, when the
