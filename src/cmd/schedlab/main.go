@@ -117,7 +117,7 @@ func defaultOut(root, suite string) string {
 
 type benchFlags struct {
 	suite, bench, benchtime, cpu, out string
-	count                             int
+	count, copies                     int
 	timeout                           time.Duration
 	variants, wraps                   listFlag
 	noReport, trace                   bool
@@ -130,6 +130,7 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.cpu, "cpu", "", "GOMAXPROCS for every benchmark, passed as -test.cpu (e.g. 8); default: the machine's")
 	fs.StringVar(&f.out, "out", "", "results folder, which must not hold results yet (default runs/<date>-<host>-<suite>[-N]/)")
 	fs.IntVar(&f.count, "count", 10, "rounds: runs of every benchmark per variant")
+	fs.IntVar(&f.copies, "copies", 1, "processes of the benchmark per run, started side by side (the multi-process case); "+harness.RawFile+" gets their mean, "+harness.CopiesFile+" each copy's results")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "time limit of one run of one benchmark")
 	fs.BoolVar(&f.noReport, "noreport", false, "do not write the report (README, plots) at the end")
 	fs.BoolVar(&f.trace, "trace", false, "after the rounds, trace one run of every benchmark under every variant (schedlab toolchains with GODEBUG=tracesteal=1) into traces/ and analyse its steals")
@@ -146,6 +147,9 @@ func runBench(ctx context.Context, f *benchFlags, variants []harness.Variant, sw
 				return fmt.Errorf("-cpu %q: want a comma-separated list of GOMAXPROCS values >= 1", f.cpu)
 			}
 		}
+	}
+	if f.copies < 1 {
+		return fmt.Errorf("-copies %d: want at least 1", f.copies)
 	}
 	suite, err := harness.LoadSuite(r, f.suite)
 	if err != nil {
@@ -172,7 +176,7 @@ func runBench(ctx context.Context, f *benchFlags, variants []harness.Variant, sw
 	_, berr := harness.Bench(ctx, harness.BenchOptions{
 		Root: r, Suite: suite, Variants: variants, Count: f.count, Benchtime: f.benchtime,
 		CPU: f.cpu, Timeout: f.timeout, Out: out, Command: commandLine(os.Args),
-		Stderr: os.Stderr, Sweep: sweep, Trace: f.trace,
+		Stderr: os.Stderr, Sweep: sweep, Trace: f.trace, Copies: f.copies,
 	})
 	if berr != nil && !errors.Is(berr, harness.ErrFailures) && !errors.Is(berr, context.Canceled) {
 		if _, err := os.Stat(filepath.Join(out, harness.RawFile)); err != nil {

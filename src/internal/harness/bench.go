@@ -49,6 +49,9 @@ type BenchOptions struct {
 	// Trace adds, after the rounds, one traced run of every target
 	// under every variant (see traceAll).
 	Trace bool
+	// Copies is how many processes of the benchmark a run starts side
+	// by side (0 or 1: one). RawFile gets their mean, CopiesFile each.
+	Copies int
 }
 
 // VariantMeta records a variant as run.
@@ -72,6 +75,7 @@ type Metadata struct {
 	Count     int       `json:"count"`
 	Benchtime string    `json:"benchtime"`
 	CPU       string    `json:"cpu,omitempty"`
+	Copies    int       `json:"copies,omitempty"`
 	Timeout   string    `json:"timeout"`
 	Started   time.Time `json:"started"`
 	Finished  time.Time `json:"finished"`
@@ -147,9 +151,11 @@ type bench struct {
 	runs     *os.File
 	phys     *physicalProbe
 	physOut  *os.File // PhysicalFile
-	tmp      string
-	cfg      BlockConfig
-	logMu    sync.Mutex // logf may be called from concurrent builds
+	// copiesOut is CopiesFile, with -copies N; nil otherwise.
+	copiesOut *os.File
+	tmp       string
+	cfg       BlockConfig
+	logMu     sync.Mutex // logf may be called from concurrent builds
 }
 
 // contendedDefault is the default BenchOptions.ContendedCPUs.
@@ -194,7 +200,7 @@ func Bench(ctx context.Context, opt BenchOptions) (*Metadata, error) {
 	}
 	m := ProbeMachine()
 	b.meta = &Metadata{
-		Command: opt.Command, Suite: opt.Suite.Name, Count: opt.Count, Benchtime: opt.Benchtime, CPU: opt.CPU,
+		Command: opt.Command, Suite: opt.Suite.Name, Count: opt.Count, Benchtime: opt.Benchtime, CPU: opt.CPU, Copies: opt.Copies,
 		Timeout: opt.Timeout.String(), Started: time.Now().UTC().Truncate(time.Second),
 		Machine: m, Project: ProbeProvenance(opt.Root), Upstream: upstream, Series: series, Notes: notes, Sweep: opt.Sweep,
 		Doctor: RunDoctor(DoctorOptions{Perf: true}),
@@ -264,6 +270,12 @@ func Bench(ctx context.Context, opt BenchOptions) (*Metadata, error) {
 			return nil, err
 		}
 		defer (*f.p).Close()
+	}
+	if opt.Copies > 1 {
+		if b.copiesOut, err = os.OpenFile(filepath.Join(opt.Out, CopiesFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+			return nil, err
+		}
+		defer b.copiesOut.Close()
 	}
 	fmt.Fprint(b.physOut, physicalUnits)
 	fmt.Fprintf(b.runs, "round\tvariant\tbenchmark\tstatus\twall_s\tcpu_s\tothers_cpus\tsteal_cpus\n")
@@ -517,35 +529,66 @@ func (b *bench) runOne(ctx context.Context, s Slot, t Target, v Variant) {
 	args, timeout := b.runArgs(t)
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	perfOut := filepath.Join(b.tmp, "perf-stat.txt")
-	os.Remove(perfOut)
-	argv := b.phys.wrap(append(append(slices.Clone(v.Wrapper), bp.bin), args...), perfOut)
-	cmd := exec.CommandContext(rctx, argv[0], argv[1:]...)
-	cmd.Dir = bp.dir
-	cmd.Env = runEnv(tc, v, "")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	cmd.WaitDelay = 5 * time.Second
-	phys := b.phys.begin(bp.bin, perfOut)
+	// With -copies N the run is N processes of the benchmark, started
+	// together: the multi-process case, where each process places and
+	// binds its threads on its own.
+	copies := max(b.opt.Copies, 1)
+	cmds := make([]*exec.Cmd, copies)
+	stdouts := make([]bytes.Buffer, copies)
+	stderrs := make([]bytes.Buffer, copies)
+	var perfOuts []string
+	var argv []string
+	for k := range cmds {
+		perfOut := filepath.Join(b.tmp, fmt.Sprintf("perf-stat-%d.txt", k))
+		os.Remove(perfOut)
+		if b.phys.perf != "" {
+			perfOuts = append(perfOuts, perfOut)
+		}
+		argv = b.phys.wrap(append(append(slices.Clone(v.Wrapper), bp.bin), args...), perfOut)
+		cmd := exec.CommandContext(rctx, argv[0], argv[1:]...)
+		cmd.Dir = bp.dir
+		cmd.Env = runEnv(tc, v, "")
+		cmd.Stdout = &stdouts[k]
+		cmd.Stderr = &stderrs[k]
+		cmd.WaitDelay = 5 * time.Second
+		cmds[k] = cmd
+	}
+	phys := b.phys.begin(bp.bin, perfOuts)
 	before := readCPUStat()
 	t0 := time.Now()
-	err := cmd.Start()
-	if err == nil {
-		go phys.sample(cmd.Process.Pid)
-		err = cmd.Wait()
-	} else {
-		go phys.sample(0)
+	var err error
+	for _, cmd := range cmds {
+		if e := cmd.Start(); e != nil && err == nil {
+			err = e
+		}
+	}
+	pid := 0
+	if cmds[0].Process != nil {
+		pid = cmds[0].Process.Pid
+	}
+	go phys.sample(pid)
+	var cpu time.Duration
+	for _, cmd := range cmds {
+		if cmd.Process == nil {
+			continue
+		}
+		if e := cmd.Wait(); e != nil && err == nil {
+			err = e
+		}
+		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
 	wall := time.Since(t0)
 	after := readCPUStat()
 	physical := phys.end()
-
-	var cpu time.Duration
-	if cmd.ProcessState != nil {
-		cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	}
 	others, steal := contention(before, after, cpu, wall)
+	var stdout, stderr bytes.Buffer
+	for k := range cmds {
+		if copies > 1 {
+			fmt.Fprintf(&stdout, "--- copy %d\n", k+1)
+		}
+		stdout.Write(stdouts[k].Bytes())
+		stderr.Write(stderrs[k].Bytes())
+	}
 
 	status := "ok"
 	switch {
@@ -564,20 +607,40 @@ func (b *bench) runOne(ctx context.Context, s Slot, t Target, v Variant) {
 	cfg.Variant, cfg.Toolchain, cfg.GODEBUG, cfg.Series = v.Name, tc.Version, v.GODEBUG, tc.Series
 	var kept bytes.Buffer
 	nbench := 0
-	sc := bufio.NewScanner(bytes.NewReader(stdout.Bytes()))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "cpu: "):
-			// The test binary's CPU name (from cpuid) goes into our
-			// cpu: line rather than overriding it.
-			cfg.CPU = strings.TrimSpace(strings.TrimPrefix(line, "cpu: "))
-		case isResultLine(line):
+	results := make([][]string, copies)
+	for k := range cmds {
+		sc := bufio.NewScanner(bytes.NewReader(stdouts[k].Bytes()))
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case strings.HasPrefix(line, "cpu: "):
+				// The test binary's CPU name (from cpuid) goes into our
+				// cpu: line rather than overriding it.
+				cfg.CPU = strings.TrimSpace(strings.TrimPrefix(line, "cpu: "))
+			case isResultLine(line):
+				results[k] = append(results[k], line)
+			case k == 0 && (strings.HasPrefix(line, "Unit ") || isConfigLine(line)):
+				kept.WriteString(line + "\n")
+			}
+		}
+	}
+	if copies == 1 {
+		for _, line := range results[0] {
+			kept.WriteString(line + "\n")
+		}
+		nbench = len(results[0])
+	} else {
+		var each bytes.Buffer
+		for k, lines := range results {
+			if len(lines) > 0 {
+				fmt.Fprintf(&each, "\n# round %d, %s\n%scopy: %d\n%s\n", s.Round+1, t.Name, cfg.Lines(), k+1, strings.Join(lines, "\n"))
+			}
+		}
+		b.copiesOut.Write(each.Bytes())
+		for _, line := range meanOfCopies(results) {
+			kept.WriteString(line + "\n")
 			nbench++
-			kept.WriteString(line + "\n")
-		case strings.HasPrefix(line, "Unit "), isConfigLine(line):
-			kept.WriteString(line + "\n")
 		}
 	}
 	if status == "ok" && nbench == 0 {
@@ -595,6 +658,9 @@ func (b *bench) runOne(ctx context.Context, s Slot, t Target, v Variant) {
 	}
 	if status == "ok" && len(physical) > 0 {
 		fmt.Fprintf(b.physOut, "\n# round %d, %s\n%s%s", s.Round+1, t.Name, cfg.Lines(), physicalLine(physicalName(t.Name), physical))
+	}
+	if copies > 1 {
+		argv = append([]string{fmt.Sprintf("(%d copies)", copies)}, argv...)
 	}
 	fmt.Fprintf(b.log, "=== round %d: %s [%s]: %s (%s, status %s)\n%s%s\n", s.Round+1, t.Name, v.Name, strings.Join(argv, " "),
 		wall.Round(time.Millisecond), status, stdout.String(), stderr.String())

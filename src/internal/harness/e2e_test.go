@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,5 +164,64 @@ func TestBenchMissingToolchain(t *testing.T) {
 	_, err := Bench(context.Background(), BenchOptions{Root: root, Suite: suite, Variants: vs, Count: 1, Out: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "toolchain /nonexistent/goroot: no bin/go") {
 		t.Errorf("missing toolchain: err = %v", err)
+	}
+}
+
+// TestEndToEndCopies runs the smoke benchmark as two processes side by
+// side: bench.txt gets one line per run (their mean), copies.txt both
+// copies' lines, and physical.txt every CPU's busy share.
+func TestEndToEndCopies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: builds a test binary with the stock toolchain")
+	}
+	root, err := FindRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	suite, err := LoadSuite(root, "smoke")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := ParseVariants([]string{"a=stock"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "res")
+	meta, err := Bench(context.Background(), BenchOptions{
+		Root: root, Suite: suite, Variants: vs, Count: 2, Out: out, Stderr: io.Discard, Timeout: time.Minute, Copies: 2,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.Copies != 2 {
+		t.Errorf("metadata copies = %d, want 2", meta.Copies)
+	}
+	read := func(name string) string {
+		data, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	if raw := read(RawFile); strings.Count(raw, "\nBenchmarkSmoke-") != 2 {
+		t.Errorf("bench.txt: want 2 Smoke results (2 rounds, the copies' mean):\n%s", raw)
+	}
+	copies := read(CopiesFile)
+	if strings.Count(copies, "\nBenchmarkSmoke-") != 4 || strings.Count(copies, "copy: 1\n") != 2 || strings.Count(copies, "copy: 2\n") != 2 {
+		t.Errorf("copies.txt: want 4 Smoke results, 2 per copy:\n%s", copies)
+	}
+	if log := read(LogFile); strings.Count(log, "(2 copies)") != 2 || strings.Count(log, "--- copy 2\n") != 2 {
+		t.Errorf("log.txt does not show two copies per run")
+	}
+	if _, err := readPerCPU("/proc/stat"); err == nil {
+		if phys := read(PhysicalFile); strings.Count(phys, " cpu0-busy-share") != 2 {
+			t.Errorf("physical.txt: want cpu0-busy-share on both runs:\n%s", phys)
+		}
+	}
+	if _, err := Report(out); err != nil {
+		t.Fatal(err)
+	}
+	if readme := read("README.md"); !strings.Contains(readme, "started 2 copies") {
+		t.Errorf("README does not say the runs started 2 copies")
 	}
 }

@@ -61,6 +61,11 @@ func newPhysicalProbe(proc string, d *Doctor) *physicalProbe {
 		p.info.Measured = append(p.info.Measured, "/proc/vmstat deltas over each run (machine-wide): "+strings.Join(vmstatKeys, ", ")+
 			"; local-alloc-share = numa_local / (numa_local + numa_other)")
 	}
+	if _, err := readPerCPU(filepath.Join(proc, "stat")); err != nil {
+		p.info.Unavailable = append(p.info.Unavailable, "per-CPU busy time: not available: "+shortErr(err))
+	} else {
+		p.info.Measured = append(p.info.Measured, "each CPU's busy share over each run, from /proc/stat (machine-wide): cpu<N>-busy-share; cpu-busy-spread = the busiest CPU's share minus the idlest's")
+	}
 	if _, err := os.Stat(filepath.Join(proc, "self", "numa_maps")); err != nil {
 		p.info.Unavailable = append(p.info.Unavailable, "page placement (/proc/<pid>/numa_maps): not available: "+shortErr(err)+" (a kernel without CONFIG_NUMA)")
 	} else {
@@ -113,12 +118,13 @@ func (p *physicalProbe) wrap(argv []string, out string) []string {
 // A physicalRun collects one run's evidence: vmstat before and after,
 // and the last numa_maps sample of the benchmark process.
 type physicalRun struct {
-	p       *physicalProbe
-	bin     string // the benchmark binary, to find its process under wrappers
-	perfOut string
-	before  map[string]int64
-	stop    chan struct{}
-	done    chan struct{}
+	p        *physicalProbe
+	bin      string   // the benchmark binary, to find its process under wrappers
+	perfOuts []string // perf stat output of each process of the run
+	before   map[string]int64
+	cpuStart []cpuTimes
+	stop     chan struct{}
+	done     chan struct{}
 
 	mu       sync.Mutex
 	lastMaps map[int]int64 // bytes by node
@@ -132,9 +138,10 @@ type physicalRun struct {
 // a tenth of a second old when the process exits.
 const numaMapsPeriod = 100 * time.Millisecond
 
-func (p *physicalProbe) begin(bin, perfOut string) *physicalRun {
-	r := &physicalRun{p: p, bin: bin, perfOut: perfOut, stop: make(chan struct{}), done: make(chan struct{})}
+func (p *physicalProbe) begin(bin string, perfOuts []string) *physicalRun {
+	r := &physicalRun{p: p, bin: bin, perfOuts: perfOuts, stop: make(chan struct{}), done: make(chan struct{})}
 	r.before, _ = readVMStat(filepath.Join(p.proc, "vmstat"))
+	r.cpuStart, _ = readPerCPU(filepath.Join(p.proc, "stat"))
 	return r
 }
 
@@ -190,6 +197,9 @@ func (r *physicalRun) end() []metric {
 			ms = append(ms, metric{float64(l) / float64(l+o), "local-alloc-share"})
 		}
 	}
+	if end, err := readPerCPU(filepath.Join(r.p.proc, "stat")); err == nil {
+		ms = append(ms, cpuBusyMetrics(r.cpuStart, end)...)
+	}
 	r.mu.Lock()
 	maps := r.lastMaps
 	r.mu.Unlock()
@@ -210,20 +220,31 @@ func (r *physicalRun) end() []metric {
 			ms = append(ms, metric{float64(top) / float64(total), "top-node-share"})
 		}
 	}
-	if r.perfOut != "" {
-		if data, err := os.ReadFile(r.perfOut); err == nil {
+	if len(r.perfOuts) > 0 {
+		// The counts of every process of the run, summed; an event
+		// counts only if every process reported it.
+		var loads, misses float64
+		okL, okM := true, true
+		for _, out := range r.perfOuts {
+			data, err := os.ReadFile(out)
+			if err != nil {
+				okL, okM = false, false
+				break
+			}
 			counts := parsePerfStat(data)
-			loads, okL := counts["node-loads"]
-			misses, okM := counts["node-load-misses"]
-			if okL {
-				ms = append(ms, metric{loads, "node-loads/run"})
-			}
-			if okM {
-				ms = append(ms, metric{misses, "node-load-misses/run"})
-			}
-			if okL && okM && loads > 0 {
-				ms = append(ms, metric{misses / loads, "node-miss-share"})
-			}
+			l, ok1 := counts["node-loads"]
+			m, ok2 := counts["node-load-misses"]
+			loads, misses = loads+l, misses+m
+			okL, okM = okL && ok1, okM && ok2
+		}
+		if okL {
+			ms = append(ms, metric{loads, "node-loads/run"})
+		}
+		if okM {
+			ms = append(ms, metric{misses, "node-load-misses/run"})
+		}
+		if okL && okM && loads > 0 {
+			ms = append(ms, metric{misses / loads, "node-miss-share"})
 		}
 	}
 	return ms
@@ -232,6 +253,74 @@ func (r *physicalRun) end() []metric {
 type metric struct {
 	value float64
 	unit  string
+}
+
+// cpuTimes is one CPU's busy and idle time, in clock ticks, from a
+// cpuN line of /proc/stat.
+type cpuTimes struct {
+	cpu        int
+	busy, idle int64
+}
+
+// readPerCPU reads every CPU's busy and idle time from a /proc/stat file.
+// Busy is user, nice, system, irq and softirq time; idle is idle and
+// iowait time; steal, which the CPU did not run at all, is in neither.
+func readPerCPU(path string) ([]cpuTimes, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var cs []cpuTimes
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 8 || !strings.HasPrefix(f[0], "cpu") || f[0] == "cpu" {
+			continue
+		}
+		c, err := strconv.Atoi(f[0][len("cpu"):])
+		if err != nil {
+			continue
+		}
+		var v [7]int64
+		for i := range v {
+			if v[i], err = strconv.ParseInt(f[i+1], 10, 64); err != nil {
+				return nil, fmt.Errorf("%s: bad %s line %q", path, f[0], line)
+			}
+		}
+		// user nice system idle iowait irq softirq
+		cs = append(cs, cpuTimes{cpu: c, busy: v[0] + v[1] + v[2] + v[5] + v[6], idle: v[3] + v[4]})
+	}
+	if len(cs) == 0 {
+		return nil, fmt.Errorf("%s: no cpuN lines", path)
+	}
+	return cs, nil
+}
+
+// cpuBusyMetrics returns, from two readings of every CPU's times, each
+// CPU's busy share of the interval (cpuN-busy-share, machine-wide: every
+// process counts), and the spread between the busiest and the idlest CPU
+// (cpu-busy-spread): where the load of a run went, and how unevenly.
+// CPUs missing from either reading, or without ticks, are left out.
+func cpuBusyMetrics(start, end []cpuTimes) []metric {
+	before := map[int]cpuTimes{}
+	for _, c := range start {
+		before[c.cpu] = c
+	}
+	var ms []metric
+	lo, hi := 2.0, -1.0
+	for _, c := range end {
+		b, ok := before[c.cpu]
+		busy, idle := c.busy-b.busy, c.idle-b.idle
+		if !ok || busy < 0 || idle < 0 || busy+idle == 0 {
+			continue
+		}
+		share := float64(busy) / float64(busy+idle)
+		ms = append(ms, metric{share, fmt.Sprintf("cpu%d-busy-share", c.cpu)})
+		lo, hi = min(lo, share), max(hi, share)
+	}
+	if len(ms) > 1 {
+		ms = append(ms, metric{hi - lo, "cpu-busy-spread"})
+	}
+	return ms
 }
 
 // physicalLine formats a run's metrics as one Go benchmark result line.
@@ -246,7 +335,7 @@ func physicalLine(name string, ms []metric) string {
 
 // physicalUnits is the Unit metadata of PhysicalFile: which direction is
 // better for the shares (more locality is better).
-const physicalUnits = "Unit local-alloc-share better=higher\nUnit top-node-share better=higher\nUnit node-miss-share better=lower\n"
+const physicalUnits = "Unit local-alloc-share better=higher\nUnit top-node-share better=higher\nUnit node-miss-share better=lower\nUnit cpu-busy-spread better=lower\n"
 
 // physicalName is the benchmark name of a target's physical line: its
 // name without the package, as Go benchmark lines name it.

@@ -76,6 +76,7 @@ func fakeProc(t *testing.T, bin string) string {
 		}
 	}
 	write("vmstat", readFixture(t, "vmstat-before"))
+	write("stat", []byte("cpu  10 0 10 20 0 0 0 0 0 0\ncpu0 5 0 5 10 0 0 0 0 0 0\ncpu1 5 0 5 10 0 0 0 0 0 0\n"))
 	write("self/numa_maps", nil)
 	write("41/task/41/children", []byte("42 "))
 	write("42/numa_maps", readFixture(t, "numa_maps"))
@@ -107,13 +108,19 @@ func TestPhysicalRun(t *testing.T) {
 	bin := "/tmp/x/w.test"
 	proc := fakeProc(t, bin)
 	p := newPhysicalProbe(proc, &Doctor{PerfEvents: []DoctorEvent{{Name: "node-loads", Why: "no PMU"}}})
-	if p.perf != "" || len(p.info.Measured) != 2 || len(p.info.Unavailable) != 1 || !strings.Contains(p.info.Unavailable[0], "not available: no PMU") {
+	if p.perf != "" || len(p.info.Measured) != 3 || len(p.info.Unavailable) != 1 || !strings.Contains(p.info.Unavailable[0], "not available: no PMU") {
 		t.Fatalf("probe: perf %q, info %+v", p.perf, p.info)
 	}
-	perfOut := filepath.Join(t.TempDir(), "perf.txt")
-	os.WriteFile(perfOut, readFixture(t, "perf-stat.csv"), 0o644)
-	r := p.begin(bin, perfOut)
+	// Two processes' perf counts (a run of -copies 2) are summed.
+	tmp := t.TempDir()
+	perfOuts := []string{filepath.Join(tmp, "perf-0.txt"), filepath.Join(tmp, "perf-1.txt")}
+	for _, out := range perfOuts {
+		os.WriteFile(out, readFixture(t, "perf-stat.csv"), 0o644)
+	}
+	r := p.begin(bin, perfOuts)
 	os.WriteFile(filepath.Join(proc, "vmstat"), readFixture(t, "vmstat-after"), 0o644)
+	// CPU 0 busy 30 of 40 ticks, CPU 1 10 of 40.
+	os.WriteFile(filepath.Join(proc, "stat"), []byte("cpu0 20 0 20 20 0 0 0 0 0 0\ncpu1 10 0 10 40 0 0 0 0 0 0\n"), 0o644)
 	go r.sample(41)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -138,9 +145,12 @@ func TestPhysicalRun(t *testing.T) {
 		"resident-MiB":      float64(1024*4096+256*4096+4<<20+33*4096) / (1 << 20),
 		"node0-MiB":         4, "node1-MiB": float64(256*4096+4<<20+33*4096) / (1 << 20),
 		"top-node-share":       float64(256*4096+4<<20+33*4096) / float64(1024*4096+256*4096+4<<20+33*4096),
-		"node-loads/run":       12345678,
-		"node-load-misses/run": 234567,
+		"node-loads/run":       2 * 12345678,
+		"node-load-misses/run": 2 * 234567,
 		"node-miss-share":      234567.0 / 12345678,
+		"cpu0-busy-share":      0.75,
+		"cpu1-busy-share":      0.25,
+		"cpu-busy-spread":      0.5,
 	}
 	for u, w := range want {
 		if g, ok := got[u]; !ok || math.Abs(g-w) > 1e-9*math.Abs(w) {
@@ -191,7 +201,7 @@ func TestPhysicalSampleRealProcess(t *testing.T) {
 	sleep := sleepForPlacement(t)
 	p := newPhysicalProbe("/proc", nil)
 	cmd := exec.Command(sleep, "0.5")
-	r := p.begin(sleep, "")
+	r := p.begin(sleep, nil)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +211,7 @@ func TestPhysicalSampleRealProcess(t *testing.T) {
 	for _, m := range r.end() {
 		got[m.unit] = true
 	}
-	for _, u := range []string{"numa-hit/run", "resident-MiB", "node0-MiB", "top-node-share"} {
+	for _, u := range []string{"numa-hit/run", "resident-MiB", "node0-MiB", "top-node-share", "cpu0-busy-share"} {
 		if !got[u] {
 			t.Errorf("no %s from a real process (got %v)", u, got)
 		}
@@ -281,7 +291,7 @@ printf '1000,,node-loads,100,100.00,,\n250,,node-load-misses:u,100,100.00,,\n' >
 	if argv[0] != fake || argv[len(argv)-2] != sleep {
 		t.Fatalf("wrap = %q", argv)
 	}
-	r := p.begin(sleep, perfOut)
+	r := p.begin(sleep, []string{perfOut})
 	cmd := exec.Command(argv[0], argv[1:]...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -299,5 +309,55 @@ printf '1000,,node-loads,100,100.00,,\n250,,node-load-misses:u,100,100.00,,\n' >
 	}
 	if _, ok := got["resident-MiB"]; !ok {
 		t.Errorf("no placement sampled from the process under the wrapper: %v", got)
+	}
+}
+
+func TestCPUBusyMetrics(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	// user nice system idle iowait irq softirq steal guest guest_nice
+	before, err := readPerCPU(write("stat0", "cpu  300 0 100 900 0 0 0 0 0 0\n"+
+		"cpu0 100 0 50 300 0 0 0 0 0 0\n"+
+		"cpu1 200 0 50 600 0 0 0 0 0 0\n"+
+		"cpu3 1 0 0 1 0 0 0 0 0 0\n"+
+		"intr 12345\nctxt 99\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := readPerCPU(write("stat1", "cpu  0 0 0 0 0 0 0 0 0 0\n"+
+		"cpu0 160 0 60 310 0 5 5 3 0 0\n"+ // busy +80, idle +10
+		"cpu1 210 0 50 690 0 0 0 0 0 0\n"+ // busy +10, idle +90
+		"cpu2 5 0 0 5 0 0 0 0 0 0\n")) // not in the first reading
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := cpuBusyMetrics(before, after)
+	want := []metric{
+		{80.0 / 90, "cpu0-busy-share"},
+		{10.0 / 100, "cpu1-busy-share"},
+		{80.0/90 - 0.1, "cpu-busy-spread"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i].unit != want[i].unit || math.Abs(got[i].value-want[i].value) > 1e-12 {
+			t.Errorf("metric %d: got %v, want %v", i, got[i], want[i])
+		}
+	}
+	for _, bad := range []string{"", "cpu  1 2 3\n", "cpu0 1 2 x 4 5 6 7\n"} {
+		if _, err := readPerCPU(write("bad", bad)); err == nil {
+			t.Errorf("readPerCPU(%q): no error", bad)
+		}
+	}
+	// The real file has a line per CPU.
+	if cs, err := readPerCPU("/proc/stat"); err != nil || len(cs) == 0 {
+		t.Errorf("readPerCPU(/proc/stat) = %v, %v", cs, err)
 	}
 }

@@ -294,6 +294,9 @@ func renderReadme(meta *Metadata, res *ReportResult, findings string) string {
 		p(", GOMAXPROCS %s (-test.cpu)", meta.CPU)
 	}
 	p(", timeout %s per run\n", meta.Timeout)
+	if meta.Copies > 1 {
+		p("- Each run started %d copies of the benchmark's process side by side; `%s` holds, per run, the mean of the copies' results (so a run stays one sample), `%s` each copy's own, marked `copy: K`\n", meta.Copies, RawFile, CopiesFile)
+	}
 	p("- Started %s, finished %s", meta.Started.Format("2006-01-02 15:04:05 UTC"), meta.Finished.Format("2006-01-02 15:04:05 UTC"))
 	if !meta.Complete {
 		p(" — **the run did not complete; these are partial results**")

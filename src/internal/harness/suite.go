@@ -78,6 +78,7 @@ var WorkloadBenchmarks = []struct{ Name, Benchtime string }{
 	{"PointerChase", ""},
 	{"GCHeavy", ""},
 	{"RequestResponse", ""},
+	{"MutexContention", ""},
 }
 
 func benchRE(name string) string { return "^Benchmark" + name + "$" }
@@ -119,8 +120,10 @@ func LoadSuite(root, name string) (*Suite, error) {
 		}
 	case "quick":
 		// The main job runs it with stock, patched and a stock2
-		// control, -count 10: 240 runs, about 2 minutes on 2 cores,
+		// control, -count 10: 270 runs, about 2.5 minutes on 2 cores,
 		// plus about 80 s of test-binary builds on a cold cache.
+		// MutexContention guards the default mode's cost on the
+		// contended mutex hand-off (issue 19).
 		s.Targets = []Target{
 			schedTarget("PingPongHog", "200ms"),
 			schedTarget("ChanProdCons10", "200ms"),
@@ -130,6 +133,7 @@ func LoadSuite(root, name string) (*Suite, error) {
 			workloadTarget("TimerStorm", "200ms"),
 			workloadTarget("LatencyProbe", "60x"),
 			workloadTarget("HTTPLoopback", "200ms"),
+			workloadTarget("MutexContention", "200ms"),
 		}
 	case "cgo":
 		// Needs a C compiler, so it is not part of "all".
