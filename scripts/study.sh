@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make study STUDY=<name>: one of the six studies behind docs/design and
+# make study STUDY=<name>: one of the seven studies behind docs/design and
 # the README's results, each into results/<date>-<host>-<name>/. The
 # same command runs unchanged on any Linux machine; only the NUMA study
 # adapts, simulating two nodes (numafake=2) where the machine has one.
@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
-study=${1:?usage: study.sh cost|timeslice|sysmontick|numa|steal|tracecost}
+study=${1:?usage: study.sh cost|timeslice|sysmontick|numa|multiproc|steal|tracecost}
 count=${COUNT:-10}
 case $study in
 timeslice | sysmontick) benchtime=${BENCHTIME:-400x} ;;
@@ -101,6 +101,28 @@ numa)
 		-variant "bind2=patched:$numa,numabind=2" \
 		"${oracle[@]}"
 	;;
+multiproc)
+	# Binding with several processes (issue 20): every run starts COPIES
+	# (default 2) processes of the workload side by side, each at
+	# GOMAXPROCS = all the machine's CPUs, as independent servers on one
+	# machine would be. On a one-node machine the nodes are simulated
+	# (numafake=2). Each binding runs with the fixed placement
+	# (numaplace=0: every process puts its P 0 on the first node's first
+	# CPU) and with the default, which starts each process's placement
+	# at the CPU the kernel started it on. The per-CPU busy shares in
+	# physical.txt show where the load went. WORKLOADS narrows the suite
+	# (a -bench regexp).
+	numa=numa=1
+	nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
+	[ "$nodes" -ge 2 ] || numa=numa=1,numafake=2
+	bench "$prefix-multiproc" -suite workloads -copies "${COPIES:-2}" ${WORKLOADS:+-bench "$WORKLOADS"} \
+		-variant stock \
+		-variant "numa1=patched:$numa" \
+		-variant "bind1-fixed=patched:$numa,numabind=1,numaplace=0" \
+		-variant "bind1=patched:$numa,numabind=1" \
+		-variant "bind2-fixed=patched:$numa,numabind=2,numaplace=0" \
+		-variant "bind2=patched:$numa,numabind=2"
+	;;
 steal)
 	# Upstream's scheduling decisions (no knobs), seen through the counters.
 	bench "$prefix-steal" -suite workloads -variant patched
@@ -118,7 +140,7 @@ tracecost)
 		-variant notrace=patched
 	;;
 *)
-	echo "study.sh: unknown study $study (want cost, timeslice, sysmontick, numa, steal or tracecost)" >&2
+	echo "study.sh: unknown study $study (want cost, timeslice, sysmontick, numa, multiproc, steal or tracecost)" >&2
 	exit 2
 	;;
 esac

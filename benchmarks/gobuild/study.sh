@@ -3,14 +3,22 @@
 # in the shell, as a researcher would leave them (issue 20): does the
 # build pay for binding? Each run builds TARGET from scratch (-a, an
 # empty GOCACHE) with the patched toolchain, COUNT interleaved rounds in
-# a rotating order. Variants:
+# a rotating order. GOCMD=test runs "go test -a -run=^$ -count=1 TARGET"
+# instead: the build of the test binaries, and a run of each that runs
+# no test. VARIANTS picks variants (default: the first four):
 #   numa0        GODEBUG unset
 #   bind1        GODEBUG=numa=1,numafake=2,numabind=1 for the go command;
 #                since patch 0020 the go command drops the knobs for the
 #                tools it runs
 #   numa0-tools  as numa0, through the -toolexec wrapper (its own cost)
 #   bind1-tools  as bind1, and the wrapper gives every tool the knobs:
-#                the build as it was before patch 0020
+#                the build as it was before patch 0020, a multi-process
+#                program whose every process binds its threads
+#   numa1-tools, bind2-tools: the same with numa=1,numafake=2 (no
+#                binding), and with numabind=2
+#   bind1-fixed-tools, bind2-fixed-tools: as bind1-tools and
+#                bind2-tools with numaplace=0, every process's P 0 on the
+#                first CPU (the placement before numaplace)
 # Writes bench.txt (Go benchmark format: sec/op is the build's wall time,
 # cpu-sec/op its CPU time), percpu.tsv (each CPU's busy share during each
 # run, from /proc/stat) and benchstat.txt into the results folder.
@@ -26,10 +34,28 @@ export GOTOOLCHAIN=local GOROOT=$goroot PATH=$goroot/bin:$PATH
 mkdir -p "$out"
 wrapper=$(mktemp -d)/toolexec
 go build -o "$wrapper" ./benchmarks/gobuild/toolexec
-knobs=numa=1,numafake=2,numabind=1
-variants=(numa0 bind1 numa0-tools bind1-tools)
+gocmd=${GOCMD:-build}
+read -r -a variants <<< "${VARIANTS:-numa0 bind1 numa0-tools bind1-tools}"
+# knobs prints the GODEBUG of variant $1.
+knobs() {
+	case ${1%-tools} in
+	numa0) ;;
+	numa1) echo numa=1,numafake=2 ;;
+	bind1) echo numa=1,numafake=2,numabind=1 ;;
+	bind2) echo numa=1,numafake=2,numabind=2 ;;
+	bind1-fixed) echo numa=1,numafake=2,numabind=1,numaplace=0 ;;
+	bind2-fixed) echo numa=1,numafake=2,numabind=2,numaplace=0 ;;
+	*) echo "study.sh: unknown variant $1" >&2; exit 2 ;;
+	esac
+}
+for v in "${variants[@]}"; do knobs "$v" > /dev/null; done
+case $gocmd in
+build) gocmdline='go build -a "$@" -o /dev/null '"$target" ;;
+test) gocmdline='go test -a "$@" -run=^$ -count=1 '"$target" ;;
+*) echo "study.sh: GOCMD=$gocmd: want build or test" >&2; exit 2 ;;
+esac
 {
-	echo "# go build -a $target, fresh GOCACHE per run"
+	echo "# go $gocmd -a $target, fresh GOCACHE per run"
 	echo "goos: linux"
 	echo "pkg: gobuild"
 	echo "series: $(.bin/series hash)"
@@ -44,10 +70,7 @@ for r in $(seq 1 "$count"); do
 	n=${#variants[@]}
 	for i in $(seq 0 $((n - 1))); do
 		v=${variants[$(((i + r) % n))]}
-		gd= tool= flags=()
-		case $v in
-		bind1*) gd=$knobs ;;
-		esac
+		gd=$(knobs "$v") tool= flags=()
 		case $v in
 		*-tools) tool=$gd flags=(-toolexec "$wrapper") ;;
 		esac
@@ -56,7 +79,7 @@ for r in $(seq 1 "$count"); do
 		t0=$(date +%s%N)
 		# /usr/bin/time would be simpler; bash's times gives children's CPU.
 		env ${gd:+GODEBUG=$gd} SCHEDLAB_TOOL_GODEBUG=$tool GOCACHE=$cache \
-			bash -c 'go build -a "$@" -o /dev/null '"$target"' && times' _ "${flags[@]}" > "$cache.times"
+			bash -c "$gocmdline"' > /dev/null && times' _ "${flags[@]}" > "$cache.times"
 		t1=$(date +%s%N)
 		mapfile -t after < <(percpu)
 		rm -rf "$cache"
@@ -78,15 +101,25 @@ for r in $(seq 1 "$count"); do
 done
 bs=$(mktemp -d)/benchstat
 go build -o "$bs" golang.org/x/perf/cmd/benchstat
-# Two comparisons, each against its own base: what a user gets now
-# (bind1 against numa0), and what the knobs cost when they reach the
-# tools (bind1-tools against numa0-tools, both through the wrapper).
+# Each variant against its own base: numa0 for the go command's own
+# variants, numa0-tools for those whose tools get the knobs (both through
+# the wrapper), and each -fixed-tools variant also against its twin with
+# the default placement.
 (
 	cd "$out"
-	"$bs" -col 'variant@(numa0 bind1)' -ignore godebug -filter 'variant:(numa0 OR bind1)' bench.txt
-	echo
-	"$bs" -col 'variant@(numa0-tools bind1-tools)' -ignore godebug -filter 'variant:(numa0-tools OR bind1-tools)' bench.txt
-	echo
+	for v in "${variants[@]}"; do
+		base=numa0
+		case $v in
+		numa0 | numa0-tools) continue ;;
+		*-tools) base=numa0-tools ;;
+		esac
+		for b in $base $(case $v in *-fixed-tools) echo "${v%-fixed-tools}-tools" ;; esac); do
+			if printf '%s\n' "${variants[@]}" | grep -qx "$b"; then
+				"$bs" -col "variant@($b $v)" -ignore godebug -filter "variant:($b OR $v)" bench.txt
+				echo
+			fi
+		done
+	done
 	echo "mean busy share of each CPU during the runs (percpu.tsv):"
 	awk -F'\t' 'NR == 1 {for (i = 5; i <= NF; i++) h[i] = $i; nf = NF; next}
 		{n[$2]++; for (i = 5; i <= nf; i++) b[$2, i] += $i}

@@ -1,0 +1,43 @@
+package workloads
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+)
+
+// BenchmarkMutexContention: G goroutines (10 and 100) each increment one
+// map entry b.N times under one sync.Mutex, the shape of grpc's
+// benchmark/primitives MapWithSyncMutexContention (issue 19); as there,
+// an op is one increment by every goroutine. It stresses the contended mutex hand-off: waiters
+// spin, then park on the semaphore, and each Unlock that wakes one
+// readies it through the scheduler (ready, runnext, wakep), so a change
+// to those paths, or to the cache lines they share with other counters,
+// shows up here before anywhere else. It joins the quick suite as a
+// guard for the default mode's cost.
+func BenchmarkMutexContention(b *testing.B) {
+	for _, g := range []int{10, 100} {
+		b.Run(fmt.Sprintf("goroutines=%d", g), func(b *testing.B) {
+			var mu sync.Mutex
+			m := map[string]uint64{}
+			var wg sync.WaitGroup
+			p := start(b)
+			wg.Add(g)
+			for range g {
+				go func() {
+					defer wg.Done()
+					for range b.N {
+						mu.Lock()
+						m["cat"]++
+						mu.Unlock()
+					}
+				}()
+			}
+			wg.Wait()
+			p.stop()
+			if got, want := m["cat"], uint64(g*b.N); got != want {
+				b.Fatalf("count %d, want %d", got, want)
+			}
+		})
+	}
+}
