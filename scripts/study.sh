@@ -111,11 +111,12 @@ multiproc)
 	# CPU) and with the default, which starts each process's placement
 	# at the CPU the kernel started it on. The per-CPU busy shares in
 	# physical.txt show where the load went. WORKLOADS narrows the suite
-	# (a -bench regexp).
+	# (a -bench regexp); CPU sets every process's GOMAXPROCS (CPU=1: each
+	# process runs one P, the case where a shared start piles them up).
 	numa=numa=1
 	nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
 	[ "$nodes" -ge 2 ] || numa=numa=1,numafake=2
-	bench "$prefix-multiproc" -suite workloads -copies "${COPIES:-2}" ${WORKLOADS:+-bench "$WORKLOADS"} \
+	bench "$prefix-multiproc${CPU:+-cpu$CPU}" -suite workloads -copies "${COPIES:-2}" ${WORKLOADS:+-bench "$WORKLOADS"} ${CPU:+-cpu "$CPU"} \
 		-variant stock \
 		-variant "numa1=patched:$numa" \
 		-variant "bind1-fixed=patched:$numa,numabind=1,numaplace=0" \

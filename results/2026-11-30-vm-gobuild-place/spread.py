@@ -1,0 +1,33 @@
+#!/usr/bin/env python3
+"""The per-CPU busy-share spread of each run (|cpu0 - cpu1| from
+percpu.tsv), its median per variant, and a two-sided Mann-Whitney
+permutation test (20,000 shuffles, seed 1) between pairs of variants."""
+import csv
+import random
+import statistics
+
+rows = list(csv.reader(open("percpu.tsv"), delimiter="\t"))[1:]
+spread = {}
+for r in rows:
+    spread.setdefault(r[1], []).append(abs(float(r[4]) - float(r[5])))
+
+
+def u(x, y):
+    return sum((a > b) + 0.5 * (a == b) for a in x for b in y)
+
+
+def mann_whitney(a, b, shuffles=20000):
+    both, n, mid = a + b, len(a), len(a) * len(b) / 2
+    obs = abs(u(a, b) - mid)
+    hits = 0
+    for _ in range(shuffles):
+        random.shuffle(both)
+        hits += abs(u(both[:n], both[n:]) - mid) >= obs
+    return hits / shuffles
+
+
+random.seed(1)
+for v in sorted(spread):
+    print(f"{v}\tmedian spread {statistics.median(spread[v]):.3f} (n={len(spread[v])})")
+for a, b in [("bind1-fixed-tools", "bind1-tools"), ("bind2-fixed-tools", "bind2-tools"), ("numa0-tools", "bind1-tools")]:
+    print(f"{a} vs {b}: p={mann_whitney(spread[a], spread[b]):.3f}")
