@@ -42,11 +42,13 @@ func (c *Comparison) markWrapped(meta *Metadata) {
 }
 
 // physicalVerdictUnits are the physical units with a better direction,
-// which get verdict lines: the shares, and the counts of allocations
-// that missed their node, of the kernel's NUMA hint faults and of its
-// page migrations.
+// which get verdict lines: the shares, the counts of allocations that
+// missed their node, of the kernel's NUMA hint faults and of its page
+// migrations, and the spread of the CPUs' busy shares (load piled onto
+// some CPUs while others idle).
 var physicalVerdictUnits = []string{"local-alloc-share", "top-node-share", "node-miss-share",
-	"numa-miss/run", "numa-other/run", "numa-hint-faults/run", "numa-pages-migrated/run", "node-load-misses/run"}
+	"numa-miss/run", "numa-other/run", "numa-hint-faults/run", "numa-pages-migrated/run", "node-load-misses/run",
+	"cpu-busy-spread"}
 
 // writePhysical writes the README's physical evidence: what was measured
 // and what could not be, verdicts, and the tables.

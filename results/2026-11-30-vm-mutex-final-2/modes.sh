@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Splits bench.txt by the state of each run, as ../2026-11-30-vm-mutex-bisect/modes.sh
+# does: a run whose /__10 took under 500ns is "fast", otherwise "slow".
+# Writes bench-fast.txt, bench-slow.txt, modes.txt (slow runs per
+# variant) and benchstat-by-mode.txt. Needs benchstat (BENCHSTAT=path).
+set -euo pipefail
+cd "$(dirname "$0")"
+bs=${BENCHSTAT:-benchstat}
+awk 'BEGIN { RS = "\n# round "; ORS = "" }
+NR > 1 {
+	if (match($0, /__10-2[ \t]+[0-9]+[ \t]+[0-9.]+/)) {
+		n = split(substr($0, RSTART, RLENGTH), f, /[ \t]+/)
+		mode = (f[3] < 500) ? "fast" : "slow"
+		print "\n# round " $0 > ("bench-" mode ".txt")
+	}
+}' bench.txt
+awk '/^variant:/ { v = $2 } /__10-2/ { n[v]++; if ($3 >= 500) s[v]++ }
+END { for (k in n) printf "%s\t%d of %d runs slow (/__10 >= 500ns)\n", k, s[k], n[k] }' bench.txt | sort > modes.txt
+{
+	echo "# fast runs (/__10 < 500ns)"
+	"$bs" -col 'variant@(stock patched stock2)' -ignore toolchain,godebug,series -filter '.unit:sec/op' bench-fast.txt
+	echo
+	echo "# slow runs (/__10 >= 500ns)"
+	"$bs" -col 'variant@(stock patched stock2)' -ignore toolchain,godebug,series -filter '.unit:sec/op' bench-slow.txt
+} > benchstat-by-mode.txt
