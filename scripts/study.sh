@@ -116,7 +116,10 @@ multiproc)
 	numa=numa=1
 	nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
 	[ "$nodes" -ge 2 ] || numa=numa=1,numafake=2
-	bench "$prefix-multiproc${CPU:+-cpu$CPU}" -suite workloads -copies "${COPIES:-2}" ${WORKLOADS:+-bench "$WORKLOADS"} ${CPU:+-cpu "$CPU"} \
+	copies=${COPIES:-2}
+	name=multiproc
+	[ "$copies" = 2 ] || name=$name-copies$copies
+	bench "$prefix-$name${CPU:+-cpu$CPU}" -suite workloads -copies "$copies" ${WORKLOADS:+-bench "$WORKLOADS"} ${CPU:+-cpu "$CPU"} \
 		-variant stock \
 		-variant "numa1=patched:$numa" \
 		-variant "bind1-fixed=patched:$numa,numabind=1,numaplace=0" \
