@@ -1,9 +1,11 @@
 package harness
 
 import (
-	"fmt"
-	"strconv"
+	"bytes"
+	"slices"
 	"strings"
+
+	"golang.org/x/perf/benchfmt"
 )
 
 // CopiesFile holds, with -copies N, every copy's own result lines, each
@@ -18,47 +20,21 @@ const CopiesFile = "copies.txt"
 // out: a run with a failed copy is not comparable with a full one.
 // Lines come out in the order of the first copy's.
 func meanOfCopies(copies [][]string) []string {
-	type parsed struct {
-		iters int64
-		vals  map[string]float64
-		units []string
-	}
-	parse := func(line string) (string, parsed, bool) {
-		f := strings.Fields(line)
-		if len(f) < 4 || len(f)%2 != 0 {
-			return "", parsed{}, false
-		}
-		iters, err := strconv.ParseInt(f[1], 10, 64)
-		if err != nil {
-			return "", parsed{}, false
-		}
-		p := parsed{iters: iters, vals: map[string]float64{}}
-		for i := 2; i+1 < len(f); i += 2 {
-			v, err := strconv.ParseFloat(f[i], 64)
-			if err != nil {
-				return "", parsed{}, false
-			}
-			p.vals[f[i+1]] = v
-			p.units = append(p.units, f[i+1])
-		}
-		return f[0], p, true
-	}
 	if len(copies) == 0 {
 		return nil
 	}
-	byCopy := make([]map[string]parsed, len(copies))
+	byCopy := make([]map[string]*benchfmt.Result, len(copies))
 	var order []string
 	for k, lines := range copies {
-		byCopy[k] = map[string]parsed{}
-		for _, line := range lines {
-			name, p, ok := parse(line)
-			if !ok {
-				continue
-			}
-			if _, dup := byCopy[k][name]; dup {
+		byCopy[k] = map[string]*benchfmt.Result{}
+		r := benchfmt.NewReader(strings.NewReader(strings.Join(lines, "\n")), "copy")
+		for r.Scan() {
+			res, ok := r.Result().(*benchfmt.Result)
+			if !ok || byCopy[k][string(res.Name)] != nil {
 				continue // -test.count=1: one line per benchmark
 			}
-			byCopy[k][name] = p
+			name := string(res.Name)
+			byCopy[k][name] = res.Clone()
 			if k == 0 {
 				order = append(order, name)
 			}
@@ -66,38 +42,41 @@ func meanOfCopies(copies [][]string) []string {
 	}
 	var out []string
 	for _, name := range order {
-		first := byCopy[0][name]
-		var iters int64
-		sums := map[string]float64{}
+		mean := byCopy[0][name].Clone()
+		mean.Iters = 0
+		mean.Values = mean.Values[:0]
 		complete := true
 		for _, m := range byCopy {
-			p, ok := m[name]
-			if !ok {
+			if m[name] == nil {
 				complete = false
 				break
 			}
-			iters += p.iters
-			for u, v := range p.vals {
-				sums[u] += v
-			}
+			mean.Iters += m[name].Iters
 		}
 		if !complete {
 			continue
 		}
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s\t%d", name, iters)
-		for _, u := range first.units {
+		for _, v := range byCopy[0][name].Values {
+			sum := benchfmt.Value{Unit: v.Unit, OrigUnit: v.OrigUnit}
 			all := true
 			for _, m := range byCopy {
-				if _, ok := m[name].vals[u]; !ok {
+				i := slices.IndexFunc(m[name].Values, func(w benchfmt.Value) bool { return w.Unit == v.Unit })
+				if i < 0 {
 					all = false
+					break
 				}
+				sum.Value += m[name].Values[i].Value
+				sum.OrigValue += m[name].Values[i].OrigValue
 			}
 			if all {
-				fmt.Fprintf(&b, "\t%s %s", strconv.FormatFloat(sums[u]/float64(len(copies)), 'g', 6, 64), u)
+				n := float64(len(copies))
+				sum.Value, sum.OrigValue = sum.Value/n, sum.OrigValue/n
+				mean.Values = append(mean.Values, sum)
 			}
 		}
-		out = append(out, b.String())
+		var b bytes.Buffer
+		benchfmt.NewWriter(&b).Write(mean)
+		out = append(out, strings.TrimSuffix(b.String(), "\n"))
 	}
 	return out
 }

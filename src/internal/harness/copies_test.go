@@ -19,9 +19,9 @@ func TestMeanOfCopies(t *testing.T) {
 	})
 	want := []string{
 		// The mean of each unit both copies report, the iterations
-		// summed, in the first copy's order.
-		"BenchmarkA-2\t400\t20 ns/op\t6 B/op\t0.75 on-node-share",
-		"BenchmarkB-2\t40\t200 ns/op",
+		// summed, in the first copy's order, written by benchfmt.
+		"BenchmarkA-2 400 20 ns/op 6 B/op 0.75 on-node-share",
+		"BenchmarkB-2 40 200 ns/op",
 		// BenchmarkOnlyFirst is missing from the second copy.
 	}
 	if !slices.Equal(got, want) {
@@ -30,7 +30,7 @@ func TestMeanOfCopies(t *testing.T) {
 	if got := meanOfCopies(nil); got != nil {
 		t.Errorf("meanOfCopies(nil) = %q", got)
 	}
-	one := []string{"BenchmarkA-2\t100\t10.5 ns/op"}
+	one := []string{"BenchmarkA-2 100 10.5 ns/op"}
 	if got := meanOfCopies([][]string{one}); !slices.Equal(got, one) {
 		t.Errorf("one copy: got %q, want %q", got, one)
 	}

@@ -12,13 +12,10 @@ import (
 	"time"
 )
 
-// TestEndToEnd runs a tiny suite with two variants of the stock toolchain
-// and checks the results folder. It needs the stock toolchain (downloaded
-// through the module proxy) and a build of the workloads test binary.
-func TestEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow: builds a test binary with the stock toolchain")
-	}
+// smokeSuite returns the repository root and the smoke suite, the tiny
+// suite the end-to-end tests run.
+func smokeSuite(t *testing.T) (string, *Suite) {
+	t.Helper()
 	root, err := FindRoot(".")
 	if err != nil {
 		t.Fatal(err)
@@ -27,6 +24,17 @@ func TestEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return root, suite
+}
+
+// TestEndToEnd runs a tiny suite with two variants of the stock toolchain
+// and checks the results folder. It needs the stock toolchain (downloaded
+// through the module proxy) and a build of the workloads test binary.
+func TestEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: builds a test binary with the stock toolchain")
+	}
+	root, suite := smokeSuite(t)
 	smoke := suite.Targets[0]
 	// A benchmark that matches nothing and one that times out: both must
 	// be reported by name, and the others' results kept.
@@ -158,8 +166,7 @@ func TestEndToEnd(t *testing.T) {
 }
 
 func TestBenchMissingToolchain(t *testing.T) {
-	root, _ := FindRoot(".")
-	suite, _ := LoadSuite(root, "smoke")
+	root, suite := smokeSuite(t)
 	vs, _ := ParseVariants([]string{"x=/nonexistent/goroot"})
 	_, err := Bench(context.Background(), BenchOptions{Root: root, Suite: suite, Variants: vs, Count: 1, Out: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "toolchain /nonexistent/goroot: no bin/go") {
@@ -174,14 +181,7 @@ func TestEndToEndCopies(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow: builds a test binary with the stock toolchain")
 	}
-	root, err := FindRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	suite, err := LoadSuite(root, "smoke")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, suite := smokeSuite(t)
 	vs, err := ParseVariants([]string{"a=stock"})
 	if err != nil {
 		t.Fatal(err)
