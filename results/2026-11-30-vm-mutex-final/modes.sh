@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Splits bench.txt by the state of each run, as ../2026-11-30-vm-mutex-bisect/modes.sh
-# does: a run whose /__10 took under 500ns is "fast", otherwise "slow".
-# Writes bench-fast.txt, bench-slow.txt, modes.txt (slow runs per
-# variant) and benchstat-by-mode.txt. Needs benchstat (BENCHSTAT=path).
+# Splits the bench.txt of a results folder of issue 19's command (the
+# argument; default: this script's folder) by the state of each run, as
+# ../2026-11-30-vm-mutex-bisect/modes.sh does: a run whose /__10 took
+# under 500ns is "fast", otherwise "slow". Writes bench-fast.txt,
+# bench-slow.txt, modes.txt (slow runs per variant) and
+# benchstat-by-mode.txt into that folder. Needs benchstat (BENCHSTAT=path).
+# Usage: modes.sh [FOLDER]
 set -euo pipefail
-cd "$(dirname "$0")"
+cd "${1:-$(dirname "$0")}"
 bs=${BENCHSTAT:-benchstat}
 awk 'BEGIN { RS = "\n# round "; ORS = "" }
 NR > 1 {
