@@ -18,7 +18,7 @@ FORCE ?= 0
 export FORCE
 
 .PHONY: all harness main toolchain apply extract rebase check check-rebase verify-repro env test test-tools \
-	test-toolchain test-runtime test-long test-prefixes bench study clean tools
+	test-toolchain test-census test-runtime test-long test-prefixes bench study clean tools
 
 all: toolchain main
 
@@ -70,7 +70,15 @@ bench: toolchain harness
 study: toolchain harness
 	@scripts/study.sh $(STUDY)
 
-test: test-tools toolchain check verify-repro test-toolchain test-runtime
+test: test-tools toolchain check verify-repro test-toolchain test-census test-runtime
+
+# The default-mode instruction gate: benchmarks/census's programs under
+# cachegrind at GOMAXPROCS=1, stock vs patched, median over three link
+# layouts; fails if patched costs more than 0.2% instructions/op on a
+# gated workload (docs/census.md). About a minute on 2 cores.
+test-census: toolchain harness
+	@scripts/ensure-packages.sh valgrind=valgrind callgrind_annotate=valgrind
+	@$(SCHEDLAB) census -gate -layouts 3 -threshold 0.2 -out $(ROOT)/.cache/census
 
 # Our Go code: the series tooling, the harness, black-box test helpers.
 test-tools:

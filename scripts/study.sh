@@ -32,9 +32,18 @@ sweep() { measure sweep "$@"; }
 case $study in
 cost)
 	# Stock vs patched with no knobs: the price of carrying the series.
-	# stock2 reruns stock as a control: its column is the noise floor
-	# that a patched difference must clear, and the self-check flags any
-	# row where it differs.
+	# The primary verdict is in instructions (docs/census.md): the
+	# census programs over five link layouts with the per-function
+	# census, then the runtime's scheduler benchmarks and the workloads
+	# as instructions/op at GOMAXPROCS=1. Timing follows, with its
+	# detection limits. stock2 reruns stock as a control: its column is
+	# the noise floor that a patched difference must clear, and the
+	# self-check flags any row where it differs.
+	.bin/schedlab census -layouts 5 -funcs -out "$(fresh_dir "$prefix-census")"
+	for suite in sched workloads; do
+		bench "$prefix-cost-$suite-instructions" -suite "$suite" -measure instructions -count "${INSTR_COUNT:-5}" -benchtime "${INSTR_BENCHTIME:-200x}" \
+			-variant stock -variant patched -variant stock2=stock
+	done
 	for suite in sched workloads external; do
 		bench "$prefix-cost-$suite" -suite "$suite" -variant stock -variant patched -variant stock2=stock
 	done

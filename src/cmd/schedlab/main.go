@@ -9,6 +9,7 @@
 //	schedlab sweep   -knob timeslice=1000,2000,5000,10000 -suite workloads [-bench re]
 //	schedlab suites
 //	schedlab doctor  [-json] [-sample 1s]
+//	schedlab census  [-layouts 3] [-funcs] [-gate] [-threshold 0.2] [-out dir]
 //
 // A variant is a toolchain (stock = the pinned release, patched =
 // toolchain/goroot, or any GOROOT path) plus an optional GODEBUG string:
@@ -42,6 +43,7 @@ commands:
   sweep    run one GODEBUG knob over a list of values and plot metrics against it
   suites   list the suites and their benchmarks
   doctor   what this machine can measure for a NUMA study, and what will distort it
+  census   instructions per operation, stock vs patched, under valgrind (default-mode cost)
 
 Run 'schedlab <command> -h' for the flags of a command.
 `
@@ -71,6 +73,8 @@ func main() {
 		err = cmdSuites(args)
 	case "doctor":
 		err = cmdDoctor(args)
+	case "census":
+		err = cmdCensus(ctx, args)
 	case "help", "-h", "-help", "--help":
 		fmt.Print(usage)
 	default:
@@ -117,6 +121,7 @@ func defaultOut(root, suite string) string {
 
 type benchFlags struct {
 	suite, bench, benchtime, cpu, out string
+	measure                           string
 	count, copies                     int
 	timeout                           time.Duration
 	variants, wraps                   listFlag
@@ -133,6 +138,7 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.copies, "copies", 1, "processes of the benchmark per run, started side by side (the multi-process case); "+harness.RawFile+" gets their mean, "+harness.CopiesFile+" each copy's results")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "time limit of one run of one benchmark")
 	fs.BoolVar(&f.noReport, "noreport", false, "do not write the report (README, plots) at the end")
+	fs.StringVar(&f.measure, "measure", "", "what to measure: the benchmarks' own units (default), or 'instructions': instructions/op under cachegrind at a fixed -benchtime Nx (default "+harness.DefaultInstructionsBenchtime+"), GOMAXPROCS=1 unless -cpu")
 	fs.BoolVar(&f.trace, "trace", false, "after the rounds, trace one run of every benchmark under every variant (schedlab toolchains with GODEBUG=tracesteal=1) into traces/ and analyse its steals")
 }
 
@@ -176,7 +182,7 @@ func runBench(ctx context.Context, f *benchFlags, variants []harness.Variant, sw
 	_, berr := harness.Bench(ctx, harness.BenchOptions{
 		Root: r, Suite: suite, Variants: variants, Count: f.count, Benchtime: f.benchtime,
 		CPU: f.cpu, Timeout: f.timeout, Out: out, Command: commandLine(os.Args),
-		Stderr: os.Stderr, Sweep: sweep, Trace: f.trace, Copies: f.copies,
+		Stderr: os.Stderr, Sweep: sweep, Trace: f.trace, Copies: f.copies, Measure: f.measure,
 	})
 	if berr != nil && !errors.Is(berr, harness.ErrFailures) && !errors.Is(berr, context.Canceled) {
 		if _, err := os.Stat(filepath.Join(out, harness.RawFile)); err != nil {

@@ -52,6 +52,10 @@ type BenchOptions struct {
 	// Copies is how many processes of the benchmark a run starts side
 	// by side (0 or 1: one). RawFile gets their mean, CopiesFile each.
 	Copies int
+	// Measure is MeasureTime (the benchmarks' own units) or
+	// MeasureInstructions (instructions/op under cachegrind, see
+	// runInstructions).
+	Measure string
 }
 
 // VariantMeta records a variant as run.
@@ -76,6 +80,7 @@ type Metadata struct {
 	Benchtime string    `json:"benchtime"`
 	CPU       string    `json:"cpu,omitempty"`
 	Copies    int       `json:"copies,omitempty"`
+	Measure   string    `json:"measure,omitempty"`
 	Timeout   string    `json:"timeout"`
 	Started   time.Time `json:"started"`
 	Finished  time.Time `json:"finished"`
@@ -184,6 +189,15 @@ func Bench(ctx context.Context, opt BenchOptions) (*Metadata, error) {
 	if len(opt.Variants) == 0 {
 		return nil, fmt.Errorf("no variants")
 	}
+	switch opt.Measure {
+	case MeasureTime:
+	case MeasureInstructions:
+		if opt.Copies > 1 || opt.Trace {
+			return nil, fmt.Errorf("-measure instructions counts one process per run: not with -copies or -trace")
+		}
+	default:
+		return nil, fmt.Errorf("-measure %q: want %q or none (time)", opt.Measure, MeasureInstructions)
+	}
 	if _, err := os.Stat(filepath.Join(opt.Out, RawFile)); err == nil {
 		return nil, fmt.Errorf("%s already holds results (%s); choose another -out", opt.Out, RawFile)
 	}
@@ -200,7 +214,7 @@ func Bench(ctx context.Context, opt BenchOptions) (*Metadata, error) {
 	}
 	m := ProbeMachine()
 	b.meta = &Metadata{
-		Command: opt.Command, Suite: opt.Suite.Name, Count: opt.Count, Benchtime: opt.Benchtime, CPU: opt.CPU, Copies: opt.Copies,
+		Command: opt.Command, Suite: opt.Suite.Name, Count: opt.Count, Benchtime: opt.Benchtime, CPU: opt.CPU, Copies: opt.Copies, Measure: opt.Measure,
 		Timeout: opt.Timeout.String(), Started: time.Now().UTC().Truncate(time.Second),
 		Machine: m, Project: ProbeProvenance(opt.Root), Upstream: upstream, Series: series, Notes: notes, Sweep: opt.Sweep,
 		Doctor: RunDoctor(DoctorOptions{Perf: true}),
@@ -481,7 +495,11 @@ func (b *bench) runAll(ctx context.Context) {
 		}
 		fmt.Fprintf(opt.Stderr, "schedlab: round %d of %d, run %d/%d: %s [%s]  elapsed %s, about %s left\n",
 			s.Round+1, opt.Count, i+1, len(todo), t.Name, v.Name, elapsed.Round(time.Second), eta)
-		b.runOne(ctx, s, t, v)
+		if opt.Measure == MeasureInstructions {
+			b.runInstructions(ctx, s, t, v)
+		} else {
+			b.runOne(ctx, s, t, v)
+		}
 	}
 	fmt.Fprintf(opt.Stderr, "schedlab: %d runs done in %s\n", len(todo), time.Since(start).Round(time.Second))
 }

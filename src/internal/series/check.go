@@ -79,9 +79,14 @@ func (s *Series) Check() error {
 
 // runIn runs a stock go tool against the GOROOT at repo.
 func runIn(repo, tool string, args ...string) (string, error) {
+	return runInEnv(repo, nil, tool, args...)
+}
+
+// runInEnv is runIn with extra environment variables.
+func runInEnv(repo string, env []string, tool string, args ...string) (string, error) {
 	cmd := exec.Command(tool, args...)
 	cmd.Dir = filepath.Join(repo, "src")
-	cmd.Env = ToolchainEnv(repo)
+	cmd.Env = append(ToolchainEnv(repo), env...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
@@ -153,8 +158,21 @@ func (s *Series) compilePrefixes(repo, stock string, parsed []Patch) ([]string, 
 	if msg, err := runIn(repo, gocmd, append([]string{"vet"}, vetPkgs...)...); err != nil {
 		problems = append(problems, "go vet on the whole series:\n"+msg)
 	}
+	// The runtime's tests are compiled for two 32-bit targets as well:
+	// a 64-bit-only mistake (an atomic.Uint64 in a runtime local, which
+	// only the heap aligns there) breaks every 32-bit builder.
+	for _, arch := range CrossTestArchs {
+		s.printf("check: GOARCH=%s go test -c runtime\n", arch)
+		if msg, err := runInEnv(repo, []string{"GOOS=linux", "GOARCH=" + arch}, gocmd, "test", "-c", "-o", os.DevNull, "runtime"); err != nil {
+			problems = append(problems, fmt.Sprintf("GOARCH=%s go test -c runtime fails:\n%s", arch, msg))
+		}
+	}
 	return problems, nil
 }
+
+// CrossTestArchs are the GOARCH values (linux) for which make check
+// compiles the runtime's test binary besides the host's.
+var CrossTestArchs = []string{"386", "arm"}
 
 // How a patch applies onto another release, as CheckRebase reports it.
 const (

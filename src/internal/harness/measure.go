@@ -1,0 +1,144 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schedlab/schedlab/src/internal/census"
+)
+
+// Measures are the values of BenchOptions.Measure.
+const (
+	MeasureTime         = ""             // the benchmarks' own units (ns/op, ...)
+	MeasureInstructions = "instructions" // instructions/op under cachegrind
+)
+
+// DefaultInstructionsBenchtime is the iteration count of an
+// instructions run when neither the target nor the run names one.
+const DefaultInstructionsBenchtime = "200x"
+
+var nxBenchtime = regexp.MustCompile(`^([1-9][0-9]*)x$`)
+
+// instructionsN returns the iteration count of an instructions run of t:
+// the run's -benchtime, else the target's, else the default; it must be
+// a fixed count (Nx), since a count of instructions per operation needs
+// the same operations on both sides.
+func (b *bench) instructionsN(t Target) (int, error) {
+	bt := DefaultInstructionsBenchtime
+	if t.Benchtime != "" && nxBenchtime.MatchString(t.Benchtime) {
+		bt = t.Benchtime
+	}
+	if b.opt.Benchtime != "" {
+		bt = b.opt.Benchtime
+	}
+	m := nxBenchtime.FindStringSubmatch(bt)
+	if m == nil {
+		return 0, fmt.Errorf("-measure instructions needs a fixed iteration count (-benchtime Nx), not %q", bt)
+	}
+	return strconv.Atoi(m[1])
+}
+
+// runInstructions is runOne for -measure instructions: it counts the
+// instructions of t's benchmark at N and at 2N iterations under
+// cachegrind and records (I(2N) - I(N)) / N as instructions/op, so that
+// start-up, the b.N=1 probe run and exit cancel out. GOMAXPROCS is 1
+// unless -cpu says otherwise: valgrind serialises threads, so only
+// single-P counts repeat (docs/census.md).
+func (b *bench) runInstructions(ctx context.Context, s Slot, t Target, v Variant) {
+	tc := b.tcs[v.Toolchain]
+	bp := b.bins[v.Toolchain][t.Pkg.Key]
+	n, err := b.instructionsN(t)
+	if err != nil {
+		b.fail("%s [%s]: %v", t.Name, v.Name, err)
+		return
+	}
+	cpu := b.opt.CPU
+	if cpu == "" {
+		cpu = "1"
+	}
+	timeout := b.opt.Timeout
+	if t.Timeout > 0 {
+		timeout = t.Timeout
+	}
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	t0 := time.Now()
+	var counts [2]uint64
+	var stdout bytes.Buffer
+	status := "ok"
+	for k, iters := range []int{n, 2 * n} {
+		args := []string{"-test.run=^$", "-test.bench=" + t.Bench, "-test.count=1", "-test.cpu=" + cpu,
+			"-test.benchtime=" + strconv.Itoa(iters) + "x", "-test.timeout=" + (timeout + 30*time.Second).String()}
+		out, c, err := countTestBinary(rctx, bp.bin, bp.dir, args, runEnv(tc, v, ""), b.tmp)
+		stdout.Write(out)
+		if err != nil {
+			status = "failed"
+			if rctx.Err() == context.DeadlineExceeded {
+				status = "timeout"
+			}
+			b.fail("round %d: %s [%s] under cachegrind: %v", s.Round+1, t.Name, v.Name, err)
+			break
+		}
+		counts[k] = c
+	}
+	name := ""
+	var results []string
+	for _, line := range strings.Split(stdout.String(), "\n") {
+		if isResultLine(line) {
+			results = append(results, line)
+		}
+	}
+	if status == "ok" {
+		switch {
+		case len(results) != 2:
+			status = "no-results"
+			b.fail("round %d: %s [%s]: -measure instructions needs exactly one benchmark per target; %s matched %d", s.Round+1, t.Name, v.Name, t.Bench, len(results)/2)
+		default:
+			name = strings.Fields(results[1])[0]
+		}
+	}
+	if status == "ok" {
+		perOp := (float64(counts[1]) - float64(counts[0])) / float64(n)
+		cfg := b.cfg
+		cfg.Variant, cfg.Toolchain, cfg.GODEBUG, cfg.Series = v.Name, tc.Version, v.GODEBUG, tc.Series
+		cfg.GOMAXPROCS = cpu
+		fmt.Fprintf(b.raw, "\n# round %d, %s\n%s%s\t%d\t%.2f instructions/op\n", s.Round+1, t.Name, cfg.Lines(), name, n, perOp)
+	}
+	wall := time.Since(t0)
+	fmt.Fprintf(b.log, "=== round %d: %s [%s]: cachegrind %s at %dx and %dx: %d and %d instructions (%s, status %s)\n%s\n",
+		s.Round+1, t.Name, v.Name, bp.bin, n, 2*n, counts[0], counts[1], wall.Round(time.Millisecond), status, stdout.String())
+	fmt.Fprintf(b.runs, "%d\t%s\t%s\t%s\t%.3f\t%.3f\t%.2f\t%.2f\n", s.Round+1, v.Name, t.Name, status, wall.Seconds(), 0.0, 0.0, 0.0)
+}
+
+// countTestBinary runs a test binary under cachegrind in dir and returns
+// its standard output and instruction count.
+func countTestBinary(ctx context.Context, bin, dir string, args, env []string, tmp string) ([]byte, uint64, error) {
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		return nil, 0, census.ErrNoValgrind
+	}
+	outFile := filepath.Join(tmp, "cachegrind.out")
+	os.Remove(outFile)
+	cmd := exec.CommandContext(ctx, "valgrind", append([]string{"--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=" + outFile, bin}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Run(); err != nil {
+		return stdout.Bytes(), 0, fmt.Errorf("%v%s", err, tail(stdout.String()+stderr.String(), 10))
+	}
+	data, err := os.ReadFile(outFile)
+	if err != nil {
+		return stdout.Bytes(), 0, err
+	}
+	n, err := census.ParseCachegrind(data)
+	return stdout.Bytes(), n, err
+}
