@@ -157,12 +157,13 @@ func selectWorkloads(only string) ([]census.Workload, map[string]bool, error) {
 		if len(want) > 0 && !want[w.Name] {
 			continue
 		}
-		delete(want, w.Name)
 		ws = append(ws, w.Workload)
 		gated[w.Name] = w.Gate
 	}
 	for n := range want {
-		return nil, nil, fmt.Errorf("census: unknown workload %q (have %s)", n, workloadNames())
+		if _, ok := gated[n]; !ok {
+			return nil, nil, fmt.Errorf("census: unknown workload %q (have %s)", n, workloadNames())
+		}
 	}
 	return ws, gated, nil
 }

@@ -9,3 +9,19 @@ func TestCommandLine(t *testing.T) {
 		t.Errorf("commandLine = %s\nwant          %s", got, want)
 	}
 }
+
+func TestSelectWorkloads(t *testing.T) {
+	ws, gated, err := selectWorkloads("ring,syscall")
+	if err != nil || len(ws) != 2 || ws[0].Name != "ring" || ws[1].Name != "syscall" {
+		t.Fatalf("selectWorkloads(ring,syscall) = %v, %v; want ring and syscall only", ws, err)
+	}
+	if !gated["ring"] || gated["syscall"] {
+		t.Errorf("gated = %v; want ring gated, syscall not", gated)
+	}
+	if ws, _, err := selectWorkloads(""); err != nil || len(ws) < 5 {
+		t.Errorf("selectWorkloads(\"\") = %d workloads, %v; want all", len(ws), err)
+	}
+	if _, _, err := selectWorkloads("ring,nosuch"); err == nil {
+		t.Errorf("selectWorkloads(ring,nosuch): no error")
+	}
+}

@@ -18,12 +18,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ErrNoValgrind is returned when valgrind is not on PATH.
@@ -31,48 +33,49 @@ var ErrNoValgrind = errors.New("valgrind is not installed (Debian: apt-get insta
 
 // A Run is one program run to count.
 type Run struct {
-	Bin  string   // the program
-	Args []string // its arguments
-	Env  []string // its environment (GOMAXPROCS, GODEBUG, ...)
-	Dir  string   // where valgrind's output file goes; a temporary directory if empty
+	Bin    string    // the program
+	Args   []string  // its arguments
+	Env    []string  // its environment (GOMAXPROCS, GODEBUG, ...)
+	Dir    string    // its working directory; the caller's if empty
+	Stdout io.Writer // its standard output; kept with valgrind's messages for errors if nil
 }
 
 // Count runs r under cachegrind and returns the number of instructions
 // it executed (cachegrind's "I refs").
 func Count(ctx context.Context, r Run) (uint64, error) {
-	if _, err := exec.LookPath("valgrind"); err != nil {
-		return 0, ErrNoValgrind
-	}
-	dir := r.Dir
-	if dir == "" {
-		tmp, err := os.MkdirTemp("", "census")
-		if err != nil {
-			return 0, err
-		}
-		defer os.RemoveAll(tmp)
-		dir = tmp
-	}
-	f, err := os.CreateTemp(dir, "cachegrind.*.out")
+	tmp, err := os.MkdirTemp("", "census")
 	if err != nil {
 		return 0, err
 	}
-	out := f.Name()
-	f.Close()
-	defer os.Remove(out)
-	args := append([]string{"--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=" + out, r.Bin}, r.Args...)
-	cmd := exec.CommandContext(ctx, "valgrind", args...)
-	cmd.Env = r.Env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	cmd.Stdout = &stderr
-	if err := cmd.Run(); err != nil {
-		return 0, fmt.Errorf("valgrind %s %s: %v\n%s", r.Bin, strings.Join(r.Args, " "), err, tail(stderr.String(), 1500))
+	defer os.RemoveAll(tmp)
+	out := filepath.Join(tmp, "cachegrind.out")
+	if err := valgrind(ctx, r, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file="+out); err != nil {
+		return 0, err
 	}
 	data, err := os.ReadFile(out)
 	if err != nil {
 		return 0, err
 	}
 	return ParseCachegrind(data)
+}
+
+// valgrind runs r under valgrind with the tool options opts.
+func valgrind(ctx context.Context, r Run, opts ...string) error {
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		return ErrNoValgrind
+	}
+	cmd := exec.CommandContext(ctx, "valgrind", append(append(opts, r.Bin), r.Args...)...)
+	cmd.Env, cmd.Dir = r.Env, r.Dir
+	var msgs bytes.Buffer
+	cmd.Stderr, cmd.Stdout = &msgs, &msgs
+	if r.Stdout != nil {
+		cmd.Stdout = io.MultiWriter(r.Stdout, &msgs)
+	}
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("valgrind %s %s %s: %v\n%s", opts[0], r.Bin, strings.Join(r.Args, " "), err, tail(msgs.String(), 1500))
+	}
+	return nil
 }
 
 // ParseCachegrind returns the instruction total of a cachegrind output

@@ -106,9 +106,9 @@ func TestDiffFunctions(t *testing.T) {
 
 func TestGateVerdict(t *testing.T) {
 	rows := []Row{
-		{Workload: Workload{"pingpong", 1}, Stock: []float64{1000, 1000, 1000}, Patched: []float64{1001, 1001, 1001}},   // +0.1%
-		{Workload: Workload{"ring", 1}, Stock: []float64{1000, 1000, 1000}, Patched: []float64{1003, 1003, 1010}},       // +0.3% (median)
-		{Workload: Workload{"syscall", 1}, Stock: []float64{1000, 1000, 1000}, Patched: []float64{1010, 1010, 1010}},    // over, but not gated
+		{Workload: Workload{"pingpong", 1}, Stock: []float64{1000, 1000, 1000}, Patched: []float64{1001, 1001, 1001}},  // +0.1%
+		{Workload: Workload{"ring", 1}, Stock: []float64{1000, 1000, 1000}, Patched: []float64{1003, 1003, 1010}},      // +0.3% (median)
+		{Workload: Workload{"syscall", 1}, Stock: []float64{1000, 1000, 1000}, Patched: []float64{1010, 1010, 1010}},   // over, but not gated
 		{Workload: Workload{"forkjoin", 1}, Stock: []float64{1000, 1000, 1000}, Patched: []float64{990, 1050, 1001.5}}, // median +0.15%
 	}
 	gate := map[string]bool{"pingpong": true, "ring": true, "forkjoin": true}

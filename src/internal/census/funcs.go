@@ -22,14 +22,8 @@ import (
 // vgCallgrind_post_signal), so r's environment should carry
 // GODEBUG=asyncpreemptoff=1 on both sides of a comparison.
 func Functions(ctx context.Context, r Run, out string, inclusive bool) (map[string]uint64, error) {
-	args := append([]string{"--tool=callgrind", "--callgrind-out-file=" + out, r.Bin}, r.Args...)
-	cmd := exec.CommandContext(ctx, "valgrind", args...)
-	cmd.Env = r.Env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	cmd.Stdout = &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("callgrind %s: %v\n%s", r.Bin, err, tail(stderr.String(), 1500))
+	if err := valgrind(ctx, r, "--tool=callgrind", "--callgrind-out-file="+out); err != nil {
+		return nil, err
 	}
 	ann := []string{"--threshold=100"}
 	if inclusive {

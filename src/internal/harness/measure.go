@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -77,7 +74,7 @@ func (b *bench) runInstructions(ctx context.Context, s Slot, t Target, v Variant
 	for k, iters := range []int{n, 2 * n} {
 		args := []string{"-test.run=^$", "-test.bench=" + t.Bench, "-test.count=1", "-test.cpu=" + cpu,
 			"-test.benchtime=" + strconv.Itoa(iters) + "x", "-test.timeout=" + (timeout + 30*time.Second).String()}
-		out, c, err := countTestBinary(rctx, bp.bin, bp.dir, args, runEnv(tc, v, ""), b.tmp)
+		out, c, err := countTestBinary(rctx, bp.bin, bp.dir, args, runEnv(tc, v, ""))
 		stdout.Write(out)
 		if err != nil {
 			status = "failed"
@@ -120,25 +117,8 @@ func (b *bench) runInstructions(ctx context.Context, s Slot, t Target, v Variant
 
 // countTestBinary runs a test binary under cachegrind in dir and returns
 // its standard output and instruction count.
-func countTestBinary(ctx context.Context, bin, dir string, args, env []string, tmp string) ([]byte, uint64, error) {
-	if _, err := exec.LookPath("valgrind"); err != nil {
-		return nil, 0, census.ErrNoValgrind
-	}
-	outFile := filepath.Join(tmp, "cachegrind.out")
-	os.Remove(outFile)
-	cmd := exec.CommandContext(ctx, "valgrind", append([]string{"--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=" + outFile, bin}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Run(); err != nil {
-		return stdout.Bytes(), 0, fmt.Errorf("%v%s", err, tail(stdout.String()+stderr.String(), 10))
-	}
-	data, err := os.ReadFile(outFile)
-	if err != nil {
-		return stdout.Bytes(), 0, err
-	}
-	n, err := census.ParseCachegrind(data)
+func countTestBinary(ctx context.Context, bin, dir string, args, env []string) ([]byte, uint64, error) {
+	var stdout bytes.Buffer
+	n, err := census.Count(ctx, census.Run{Bin: bin, Args: args, Env: env, Dir: dir, Stdout: &stdout})
 	return stdout.Bytes(), n, err
 }
