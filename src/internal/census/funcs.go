@@ -59,6 +59,12 @@ func ParseAnnotate(data []byte) map[string]uint64 {
 		if _, after, ok := strings.Cut(fn, ":"); ok {
 			fn = after
 		}
+		// Callgrind names the n'th level of a recursion or call
+		// cycle fn'n; which level a call lands in changes with the
+		// interleaving, so the levels are one function here.
+		if i := strings.LastIndexByte(fn, '\''); i > 0 && isDigits(fn[i+1:]) {
+			fn = fn[:i]
+		}
 		if fn == "PROGRAM" || strings.HasPrefix(fn, "PROGRAM") {
 			fn = "PROGRAM TOTALS"
 		}
@@ -153,4 +159,16 @@ func cmpFloat(a, b float64) int {
 		return 1
 	}
 	return 0
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
