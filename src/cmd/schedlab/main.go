@@ -138,7 +138,7 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.copies, "copies", 1, "processes of the benchmark per run, started side by side (the multi-process case); "+harness.RawFile+" gets their mean, "+harness.CopiesFile+" each copy's results")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "time limit of one run of one benchmark")
 	fs.BoolVar(&f.noReport, "noreport", false, "do not write the report (README, plots) at the end")
-	fs.StringVar(&f.measure, "measure", "", "what to measure: the benchmarks' own units (default), or 'instructions': instructions/op under cachegrind at a fixed -benchtime Nx (default "+harness.DefaultInstructionsBenchtime+"), GOMAXPROCS=1 unless -cpu")
+	fs.StringVar(&f.measure, "measure", "", "what to measure: the benchmarks' own units (default), or 'instructions': instructions/op under cachegrind, GOMAXPROCS=1 unless -cpu, at -benchtime Nx if given, else at an iteration count calibrated per benchmark")
 	fs.BoolVar(&f.trace, "trace", false, "after the rounds, trace one run of every benchmark under every variant (schedlab toolchains with GODEBUG=tracesteal=1) into traces/ and analyse its steals")
 }
 

@@ -148,7 +148,11 @@ type builtPkg struct {
 }
 
 type bench struct {
-	opt      BenchOptions
+	opt BenchOptions
+	// instrN is the iteration count of each target's instructions runs,
+	// calibrated by its first run and then the same for every variant
+	// and round (see runInstructions).
+	instrN   map[string]int
 	meta     *Metadata
 	tcs      map[string]*Toolchain // by spec
 	bins     map[string]map[string]*builtPkg

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -18,29 +19,59 @@ const (
 	MeasureInstructions = "instructions" // instructions/op under cachegrind
 )
 
-// DefaultInstructionsBenchtime is the iteration count of an
-// instructions run when neither the target nor the run names one.
+// DefaultInstructionsBenchtime is the iteration count an instructions
+// run starts its calibration from when neither the run nor the target
+// names one.
 const DefaultInstructionsBenchtime = "200x"
+
+// Calibration of the iteration count: a count of instructions per
+// operation is (I(2N) - I(N)) / N, and the part of a run that does not
+// scale with N (start-up, the b.N=1 probe, the GC cycles and sysmon
+// rounds that happen to fall into it) varies from run to run by up to a
+// few hundred thousand instructions. N is raised until the difference
+// is at least minInstructionsDelta, so that this variation is below
+// about 0.1% of it, and at most to maxInstructionsN.
+const (
+	minInstructionsDelta = 200e6
+	maxInstructionsN     = 100e6
+)
 
 var nxBenchtime = regexp.MustCompile(`^([1-9][0-9]*)x$`)
 
-// instructionsN returns the iteration count of an instructions run of t:
-// the run's -benchtime, else the target's, else the default; it must be
-// a fixed count (Nx), since a count of instructions per operation needs
-// the same operations on both sides.
-func (b *bench) instructionsN(t Target) (int, error) {
+// instructionsN returns the iteration count an instructions run of t
+// starts from, and whether it is fixed (named with -benchtime Nx) or
+// may be calibrated: the run's -benchtime, else the target's fixed
+// count, else the default. A count of instructions per operation needs
+// the same operations on both sides, so it must be a count (Nx).
+func (b *bench) instructionsN(t Target) (n int, fixed bool, err error) {
 	bt := DefaultInstructionsBenchtime
 	if t.Benchtime != "" && nxBenchtime.MatchString(t.Benchtime) {
 		bt = t.Benchtime
 	}
 	if b.opt.Benchtime != "" {
 		bt = b.opt.Benchtime
+		fixed = true
 	}
 	m := nxBenchtime.FindStringSubmatch(bt)
 	if m == nil {
-		return 0, fmt.Errorf("-measure instructions needs a fixed iteration count (-benchtime Nx), not %q", bt)
+		return 0, false, fmt.Errorf("-measure instructions needs a fixed iteration count (-benchtime Nx), not %q", bt)
 	}
-	return strconv.Atoi(m[1])
+	n, err = strconv.Atoi(m[1])
+	return n, fixed, err
+}
+
+// nextInstructionsN returns the iteration count to try after a pair of
+// runs at n and 2n whose counts differ by delta, and whether n is
+// enough.
+func nextInstructionsN(n int, delta float64) (int, bool) {
+	if delta >= minInstructionsDelta || n >= maxInstructionsN {
+		return n, true
+	}
+	grow := 100.0
+	if delta > 0 {
+		grow = min(100, math.Ceil(1.2*minInstructionsDelta/delta))
+	}
+	return min(int(float64(n)*grow), maxInstructionsN), false
 }
 
 // runInstructions is runOne for -measure instructions: it counts the
@@ -52,10 +83,13 @@ func (b *bench) instructionsN(t Target) (int, error) {
 func (b *bench) runInstructions(ctx context.Context, s Slot, t Target, v Variant) {
 	tc := b.tcs[v.Toolchain]
 	bp := b.bins[v.Toolchain][t.Pkg.Key]
-	n, err := b.instructionsN(t)
+	n, fixed, err := b.instructionsN(t)
 	if err != nil {
 		b.fail("%s [%s]: %v", t.Name, v.Name, err)
 		return
+	}
+	if cal, ok := b.instrN[t.Name]; ok {
+		n, fixed = cal, true
 	}
 	cpu := b.opt.CPU
 	if cpu == "" {
@@ -71,6 +105,8 @@ func (b *bench) runInstructions(ctx context.Context, s Slot, t Target, v Variant
 	var counts [2]uint64
 	var stdout bytes.Buffer
 	status := "ok"
+calibrate:
+	stdout.Reset()
 	for k, iters := range []int{n, 2 * n} {
 		args := []string{"-test.run=^$", "-test.bench=" + t.Bench, "-test.count=1", "-test.cpu=" + cpu,
 			"-test.benchtime=" + strconv.Itoa(iters) + "x", "-test.timeout=" + (timeout + 30*time.Second).String()}
@@ -85,6 +121,20 @@ func (b *bench) runInstructions(ctx context.Context, s Slot, t Target, v Variant
 			break
 		}
 		counts[k] = c
+	}
+	if status == "ok" && !fixed {
+		next, enough := nextInstructionsN(n, float64(counts[1])-float64(counts[0]))
+		if !enough {
+			b.logf("%s: %dx gives %d instructions between N and 2N; calibrating with %dx", t.Name, n, int64(counts[1])-int64(counts[0]), next)
+			n = next
+			goto calibrate
+		}
+	}
+	if status == "ok" {
+		if b.instrN == nil {
+			b.instrN = map[string]int{}
+		}
+		b.instrN[t.Name] = n
 	}
 	name := ""
 	var results []string

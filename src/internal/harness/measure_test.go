@@ -17,9 +17,33 @@ func TestInstructionsN(t *testing.T) {
 		{"x", "", 0, true},
 	} {
 		b := &bench{opt: BenchOptions{Benchtime: tc.run}}
-		n, err := b.instructionsN(Target{Benchtime: tc.target})
+		n, fixed, err := b.instructionsN(Target{Benchtime: tc.target})
+		if err == nil && fixed != (tc.run != "") {
+			t.Errorf("instructionsN(run %q, target %q): fixed %v; want %v", tc.run, tc.target, fixed, tc.run != "")
+		}
 		if tc.bad != (err != nil) || n != tc.want {
 			t.Errorf("instructionsN(run %q, target %q) = %d, %v; want %d (error %v)", tc.run, tc.target, n, err, tc.want, tc.bad)
+		}
+	}
+}
+
+func TestNextInstructionsN(t *testing.T) {
+	for _, tc := range []struct {
+		n      int
+		delta  float64
+		want   int
+		enough bool
+	}{
+		{200, 300e6, 200, true},              // enough already
+		{200, 50e3, 20000, false},            // far too few: at most 100 times more
+		{200, -80e3, 20000, false},           // noise swamped the difference
+		{20000, 20e6, 240000, false},         // 1.2 times what reaches the target
+		{90e6, 1e6, maxInstructionsN, false}, // capped
+		{maxInstructionsN, 1e6, maxInstructionsN, true},
+	} {
+		n, enough := nextInstructionsN(tc.n, tc.delta)
+		if n != tc.want || enough != tc.enough {
+			t.Errorf("nextInstructionsN(%d, %g) = %d, %v; want %d, %v", tc.n, tc.delta, n, enough, tc.want, tc.enough)
 		}
 	}
 }
