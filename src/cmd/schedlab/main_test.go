@@ -11,17 +11,17 @@ func TestCommandLine(t *testing.T) {
 }
 
 func TestSelectWorkloads(t *testing.T) {
-	ws, gated, err := selectWorkloads("ring,syscall")
-	if err != nil || len(ws) != 2 || ws[0].Name != "ring" || ws[1].Name != "syscall" {
-		t.Fatalf("selectWorkloads(ring,syscall) = %v, %v; want ring and syscall only", ws, err)
+	ws, gated, err := selectWorkloads("ring,syscall,forkjoin", 0.002)
+	if err != nil || len(ws) != 3 || ws[0].Name != "ring" || ws[1].Name != "forkjoin" || ws[2].Name != "syscall" {
+		t.Fatalf("selectWorkloads(ring,syscall,forkjoin) = %v, %v; want ring, forkjoin, syscall", ws, err)
 	}
-	if !gated["ring"] || gated["syscall"] {
-		t.Errorf("gated = %v; want ring gated, syscall not", gated)
+	if gated["ring"] != 0.002 || gated["forkjoin"] != 0.01 || gated["syscall"] != 0 {
+		t.Errorf("gated = %v; want ring at the -threshold, forkjoin at 1%%, syscall not gated", gated)
 	}
-	if ws, _, err := selectWorkloads(""); err != nil || len(ws) < 5 {
+	if ws, _, err := selectWorkloads("", 0.002); err != nil || len(ws) < 5 {
 		t.Errorf("selectWorkloads(\"\") = %d workloads, %v; want all", len(ws), err)
 	}
-	if _, _, err := selectWorkloads("ring,nosuch"); err == nil {
+	if _, _, err := selectWorkloads("ring,nosuch", 0.002); err == nil {
 		t.Errorf("selectWorkloads(ring,nosuch): no error")
 	}
 }

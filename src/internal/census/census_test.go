@@ -115,10 +115,14 @@ func TestGateVerdict(t *testing.T) {
 		// +0.5% at the median, but layouts alone move it by 1.5%.
 		{Workload: Workload{"forkjoin", 1}, Stock: []float64{1000, 990, 1005}, Patched: []float64{995, 1010, 1005}},
 	}
-	gate := map[string]bool{"pingpong": true, "ring": true, "forkjoin": true}
-	bad := Failed(rows, 0.002, gate)
+	gate := map[string]float64{"pingpong": 0.002, "ring": 0.002, "forkjoin": 0.002}
+	bad := Failed(rows, gate)
 	if len(bad) != 1 || bad[0].Name != "ring" {
 		t.Fatalf("Failed = %+v; want only ring", bad)
+	}
+	// A workload with a threshold of its own is judged by it.
+	if bad := Failed(rows, map[string]float64{"ring": 0.01}); len(bad) != 0 {
+		t.Errorf("ring at a 1%% threshold: Failed = %+v; want none", bad)
 	}
 	if v := rows[3].Verdict(0.002); v != "layout" {
 		t.Errorf("forkjoin verdict %q; want layout", v)

@@ -18,20 +18,26 @@ type Workload struct {
 	N    int
 }
 
-// Workloads are benchmarks/census's programs, with their unit counts.
-// Gate marks the ones whose counts repeat within 0.1% under load, which
-// the gate judges; syscall and gosched are reported only: a system
-// call's P can be retaken by sysmon, a time-based decision, and gosched
-// is measured as the worst case of scheduling events per instruction.
+// Workloads are benchmarks/census's programs, with their unit counts
+// and the gate's threshold for each (0: not gated, only reported).
+//
+// Ping-pong and the ring repeat within about 0.1% and are gated at the
+// default threshold. Fork-join carries +0.39% to +0.55% in findfunc that
+// no scheduler code causes (results/2026-12-01-vm-census/FINDINGS.md),
+// and its median over three layouts moves by about as much, so it is
+// gated at 1%: that still catches a regression of the size of a hook
+// called on every execute (+1.6% on fork-join), and it does not fail at
+// random. Syscall follows sysmon's time-based retakes and gosched is the
+// worst case of events per instruction: both are reported only.
 var Workloads = []struct {
 	Workload
-	Gate bool
+	Gate float64 // threshold, patched/stock - 1; 0: not gated; -1: the run's -threshold
 }{
-	{Workload{"pingpong", 50000}, true},
-	{Workload{"ring", 5000}, true},
-	{Workload{"forkjoin", 20}, true},
-	{Workload{"gosched", 50000}, false},
-	{Workload{"syscall", 100000}, false},
+	{Workload{"pingpong", 50000}, -1},
+	{Workload{"ring", 5000}, -1},
+	{Workload{"forkjoin", 20}, 0.01},
+	{Workload{"gosched", 50000}, 0},
+	{Workload{"syscall", 100000}, 0},
 }
 
 // A Side is one toolchain of a comparison.
@@ -193,34 +199,42 @@ func (r Row) Verdict(threshold float64) string {
 }
 
 // Table formats rows as a Markdown table with each row's verdict
-// against threshold; gate names the workloads the verdict counts for.
-func Table(rows []Row, threshold float64, gate map[string]bool) string {
+// against its gate threshold (gate[name]; 0: not gated, judged against
+// threshold for the record).
+func Table(rows []Row, threshold float64, gate map[string]float64) string {
 	var b strings.Builder
-	b.WriteString("| workload | units | stock instr/op | patched instr/op | patched/stock | layout range | startup Δ (instr) | verdict |\n|---|---:|---:|---:|---:|---:|---:|---|\n")
+	b.WriteString("| workload | units | stock instr/op | patched instr/op | patched/stock | layout range | startup Δ (instr) | gate | verdict |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, r := range rows {
+		t, gated := gate[r.Name], gate[r.Name] > 0
+		if !gated {
+			t = threshold
+		}
 		var verdict string
-		switch r.Verdict(threshold) {
+		switch r.Verdict(t) {
 		case "ok":
 			verdict = "ok"
 		case "layout":
-			verdict = fmt.Sprintf("over %.2f%%, within the layout range", threshold*100)
+			verdict = fmt.Sprintf("over %.2f%%, within the layout range", t*100)
 		default:
-			verdict = fmt.Sprintf("over %.2f%%", threshold*100)
+			verdict = fmt.Sprintf("over %.2f%%", t*100)
 		}
-		if !gate[r.Name] {
+		g := fmt.Sprintf("%.2f%%", t*100)
+		if !gated {
+			g = "none"
 			verdict += " (reported, not gated)"
 		}
-		fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f | %+.3f%% | %.3f%% | %+.0f | %s |\n", r.Name, r.N, Median(r.Stock), Median(r.Patched),
-			r.Ratio()*100, r.Spread()*100, Median(r.PatchStartup)-Median(r.StockStartup), verdict)
+		fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f | %+.3f%% | %.3f%% | %+.0f | %s | %s |\n", r.Name, r.N, Median(r.Stock), Median(r.Patched),
+			r.Ratio()*100, r.Spread()*100, Median(r.PatchStartup)-Median(r.StockStartup), g, verdict)
 	}
 	return b.String()
 }
 
-// Failed returns the gated rows whose verdict is "over".
-func Failed(rows []Row, threshold float64, gate map[string]bool) []Row {
+// Failed returns the gated rows (gate[name] > 0) whose verdict against
+// their threshold is "over".
+func Failed(rows []Row, gate map[string]float64) []Row {
 	var bad []Row
 	for _, r := range rows {
-		if gate[r.Name] && r.Verdict(threshold) == "over" {
+		if t := gate[r.Name]; t > 0 && r.Verdict(t) == "over" {
 			bad = append(bad, r)
 		}
 	}
