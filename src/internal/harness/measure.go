@@ -122,7 +122,7 @@ calibrate:
 		}
 		counts[k] = c
 	}
-	if status == "ok" && !fixed {
+	if status == "ok" && !fixed && len(keepResults(stdout.Bytes())) == 2 {
 		next, enough := nextInstructionsN(n, float64(counts[1])-float64(counts[0]))
 		if !enough {
 			b.logf("%s: %dx gives %d instructions between N and 2N; calibrating with %dx", t.Name, n, int64(counts[1])-int64(counts[0]), next)
@@ -137,12 +137,7 @@ calibrate:
 		b.instrN[t.Name] = n
 	}
 	name := ""
-	var results []string
-	for _, line := range strings.Split(stdout.String(), "\n") {
-		if isResultLine(line) {
-			results = append(results, line)
-		}
-	}
+	results := keepResults(stdout.Bytes())
 	if status == "ok" {
 		switch {
 		case len(results) != 2:
@@ -171,4 +166,17 @@ func countTestBinary(ctx context.Context, bin, dir string, args, env []string) (
 	var stdout bytes.Buffer
 	n, err := census.Count(ctx, census.Run{Bin: bin, Args: args, Env: env, Dir: dir, Stdout: &stdout})
 	return stdout.Bytes(), n, err
+}
+
+// keepResults returns the benchmark result lines of out. Calibration
+// needs one per run: counts of a run that matched no benchmark, or
+// several, say nothing about an operation.
+func keepResults(out []byte) []string {
+	var results []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if isResultLine(line) {
+			results = append(results, line)
+		}
+	}
+	return results
 }
