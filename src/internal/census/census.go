@@ -138,11 +138,8 @@ func Spread(xs []float64) float64 {
 // Build builds the main package in dir with the go command of goroot
 // into out, with -trimpath and, if seed is not 0, a link layout shuffled
 // by -ldflags=-randlayout=seed.
-func Build(ctx context.Context, goroot, dir, out string, seed int, test bool) error {
+func Build(ctx context.Context, goroot, dir, out string, seed int) error {
 	args := []string{"build", "-trimpath", "-o", out}
-	if test {
-		args = []string{"test", "-c", "-trimpath", "-o", out}
-	}
 	if seed != 0 {
 		args = append(args, "-ldflags=-randlayout="+strconv.Itoa(seed))
 	}

@@ -34,7 +34,7 @@ func Footprint(ctx context.Context, dir, tmp string, stock, patched Side) (strin
 	var sizes [2]map[string]uint64
 	for k, s := range []Side{stock, patched} {
 		bin := filepath.Join(tmp, "footprint-"+s.Name)
-		if err := Build(ctx, s.GOROOT, dir, bin, 0, false); err != nil {
+		if err := Build(ctx, s.GOROOT, dir, bin, 0); err != nil {
 			return "", err
 		}
 		m, err := SectionSizes(bin)

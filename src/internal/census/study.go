@@ -90,7 +90,7 @@ func Study(ctx context.Context, opt StudyOptions) ([]Row, error) {
 	bin := func(s Side, seed int) string { return filepath.Join(bins, fmt.Sprintf("census-%s-%d", s.Name, seed)) }
 	for _, s := range sides {
 		for seed := 1; seed <= opt.Layouts; seed++ {
-			if err := Build(ctx, s.GOROOT, opt.Dir, bin(s, seed), seed, false); err != nil {
+			if err := Build(ctx, s.GOROOT, opt.Dir, bin(s, seed), seed); err != nil {
 				return nil, err
 			}
 		}
