@@ -199,6 +199,9 @@ func Bench(ctx context.Context, opt BenchOptions) (*Metadata, error) {
 		if opt.Copies > 1 || opt.Trace {
 			return nil, fmt.Errorf("-measure instructions counts one process per run: not with -copies or -trace")
 		}
+		// A count of a process is the count of one benchmark only
+		// if the process runs one.
+		opt.Suite = opt.Suite.OneBenchmarkEach()
 	default:
 		return nil, fmt.Errorf("-measure %q: want %q or none (time)", opt.Measure, MeasureInstructions)
 	}

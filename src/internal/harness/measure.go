@@ -137,7 +137,7 @@ calibrate:
 		b.instrN[t.Name] = n
 	}
 	name := ""
-	results := keepResults(stdout.Bytes())
+	results := keepResults(stdout.Bytes()) // of the N run, then the 2N run
 	if status == "ok" {
 		switch {
 		case len(results) != 2:
@@ -152,7 +152,7 @@ calibrate:
 		cfg := b.cfg
 		cfg.Variant, cfg.Toolchain, cfg.GODEBUG, cfg.Series = v.Name, tc.Version, v.GODEBUG, tc.Series
 		cfg.GOMAXPROCS = cpu
-		fmt.Fprintf(b.raw, "\n# round %d, %s\n%s%s\t%d\t%.2f instructions/op\n", s.Round+1, t.Name, cfg.Lines(), name, n, perOp)
+		fmt.Fprintf(b.raw, "\n# round %d, %s\n%s%s\t%d\t%.2f instructions/op%s\n", s.Round+1, t.Name, cfg.Lines(), name, n, perOp, ownMetrics(results[1]))
 	}
 	wall := time.Since(t0)
 	fmt.Fprintf(b.log, "=== round %d: %s [%s]: cachegrind %s at %dx and %dx: %d and %d instructions (%s, status %s)\n%s\n",
@@ -179,4 +179,28 @@ func keepResults(out []byte) []string {
 		}
 	}
 	return results
+}
+
+// skipUnit reports whether an instructions run leaves out a unit of a
+// benchmark's result line: the testing package's own (B/op and
+// allocs/op describe the allocator, not the count) and every time
+// (under valgrind a program runs tens of times slower).
+func skipUnit(unit string) bool {
+	return unit == "MB/s" || unit == "B/op" || unit == "allocs/op" || strings.HasSuffix(unit, "ns/op")
+}
+
+// ownMetrics returns, as "\tvalue unit" pairs, the metrics a benchmark
+// result line reports with b.ReportMetric (what the run did, such as the
+// share of mutex acquisitions made in starvation mode), for an
+// instructions run to record next to instructions/op.
+func ownMetrics(line string) string {
+	f := strings.Fields(line)
+	var sb strings.Builder
+	for i := 2; i+1 < len(f); i += 2 {
+		if _, err := strconv.ParseFloat(f[i], 64); err != nil || skipUnit(f[i+1]) {
+			continue
+		}
+		fmt.Fprintf(&sb, "\t%s %s", f[i], f[i+1])
+	}
+	return sb.String()
 }

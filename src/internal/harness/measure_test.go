@@ -1,6 +1,11 @@
 package harness
 
-import "testing"
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
 
 func TestInstructionsN(t *testing.T) {
 	for _, tc := range []struct {
@@ -44,6 +49,43 @@ func TestNextInstructionsN(t *testing.T) {
 		n, enough := nextInstructionsN(tc.n, tc.delta)
 		if n != tc.want || enough != tc.enough {
 			t.Errorf("nextInstructionsN(%d, %g) = %d, %v; want %d, %v", tc.n, tc.delta, n, enough, tc.want, tc.enough)
+		}
+	}
+}
+
+func TestOwnMetrics(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{"BenchmarkX-1 \t 400 \t 2500 ns/op", ""},
+		{"BenchmarkMutexContention/goroutines=10 \t 2000 \t 812.0 ns/op \t 31.5 mutex-wait-ns/op \t 0.25 starving-locks/op \t 16 B/op \t 1 allocs/op", "\t0.25 starving-locks/op"},
+		{"BenchmarkY 10 5 ns/op 3 hops/op 7 x", "\t3 hops/op\t7 x"},
+	} {
+		if got := ownMetrics(c.line); got != c.want {
+			t.Errorf("ownMetrics(%q) = %q, want %q", c.line, got, c.want)
+		}
+	}
+}
+
+func TestOneBenchmarkEach(t *testing.T) {
+	s, err := LoadSuite("", "quick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names, benches []string
+	for _, tg := range s.OneBenchmarkEach().Targets {
+		if strings.Contains(tg.Name, "MutexContention") {
+			names, benches = append(names, tg.Name), append(benches, tg.Bench)
+		}
+	}
+	want := []string{"workloads.MutexContention/goroutines=10", "workloads.MutexContention/goroutines=100"}
+	if !slices.Equal(names, want) {
+		t.Fatalf("split targets %q, want %q", names, want)
+	}
+	for i, re := range benches {
+		rx := regexp.MustCompile(strings.Split(re, "/")[1])
+		for j, sub := range mutexContentionSubs {
+			if rx.MatchString(sub) != (i == j) {
+				t.Errorf("target %s's sub-benchmark pattern %q matching %q: %v", names[i], re, sub, !(i == j))
+			}
 		}
 	}
 }

@@ -36,6 +36,29 @@ type Target struct {
 	Bench     string // -test.bench regexp
 	Benchtime string // -test.benchtime, "" = default of the run
 	Timeout   time.Duration
+	// Subs names the sub-benchmarks Bench runs, where it runs several
+	// (b.Run): a run that must see one benchmark per process
+	// (-measure instructions) runs each as a target of its own.
+	Subs []string
+}
+
+// OneBenchmarkEach returns the suite with every target that has
+// sub-benchmarks split into one target per sub-benchmark, named
+// Name/sub and matching only it.
+func (s *Suite) OneBenchmarkEach() *Suite {
+	out := &Suite{Name: s.Name}
+	for _, t := range s.Targets {
+		if len(t.Subs) == 0 {
+			out.Targets = append(out.Targets, t)
+			continue
+		}
+		for _, sub := range t.Subs {
+			st := t
+			st.Name, st.Bench, st.Subs = t.Name+"/"+sub, t.Bench+"/^"+regexp.QuoteMeta(sub)+"$", nil
+			out.Targets = append(out.Targets, st)
+		}
+	}
+	return out
 }
 
 // A Suite is a named list of targets.
@@ -64,22 +87,28 @@ var SchedBenchmarks = []string{
 }
 
 // WorkloadBenchmarks are schedlab's own workloads in benchmarks/workloads,
-// with the -benchtime each needs.
-var WorkloadBenchmarks = []struct{ Name, Benchtime string }{
-	{"ForkJoinTree", ""},
-	{"BurstyProducer", ""},
-	{"ChanPipeline", ""},
-	{"TimerStorm", ""},
-	{"BlockingSyscall", ""},
-	{"ParallelAlloc", ""},
-	{"LatencyProbe", "400x"},
-	{"HTTPLoopback", ""},
-	{"FanOutSharedData", ""},
-	{"PointerChase", ""},
-	{"GCHeavy", ""},
-	{"RequestResponse", ""},
-	{"MutexContention", ""},
+// with the -benchtime each needs and the sub-benchmarks each runs.
+var WorkloadBenchmarks = []struct {
+	Name, Benchtime string
+	Subs            []string
+}{
+	{"ForkJoinTree", "", nil},
+	{"BurstyProducer", "", nil},
+	{"ChanPipeline", "", nil},
+	{"TimerStorm", "", nil},
+	{"BlockingSyscall", "", nil},
+	{"ParallelAlloc", "", nil},
+	{"LatencyProbe", "400x", nil},
+	{"HTTPLoopback", "", nil},
+	{"FanOutSharedData", "", nil},
+	{"PointerChase", "", nil},
+	{"GCHeavy", "", nil},
+	{"RequestResponse", "", nil},
+	{"MutexContention", "", mutexContentionSubs},
 }
+
+// mutexContentionSubs are BenchmarkMutexContention's sub-benchmarks.
+var mutexContentionSubs = []string{"goroutines=10", "goroutines=100"}
 
 func benchRE(name string) string { return "^Benchmark" + name + "$" }
 
@@ -102,7 +131,9 @@ func LoadSuite(root, name string) (*Suite, error) {
 		}
 	case "workloads":
 		for _, w := range WorkloadBenchmarks {
-			s.Targets = append(s.Targets, workloadTarget(w.Name, w.Benchtime))
+			t := workloadTarget(w.Name, w.Benchtime)
+			t.Subs = w.Subs
+			s.Targets = append(s.Targets, t)
 		}
 	case "external":
 		ts, err := LoadExternal(filepath.Join(root, ExternalFile))
@@ -119,6 +150,8 @@ func LoadSuite(root, name string) (*Suite, error) {
 			s.Targets = append(s.Targets, sub.Targets...)
 		}
 	case "quick":
+		mutex := workloadTarget("MutexContention", "200ms")
+		mutex.Subs = mutexContentionSubs
 		// The main job runs it with stock, patched and a stock2
 		// control, -count 10: 270 runs, about 2.5 minutes on 2 cores,
 		// plus about 80 s of test-binary builds on a cold cache.
@@ -133,7 +166,7 @@ func LoadSuite(root, name string) (*Suite, error) {
 			workloadTarget("TimerStorm", "200ms"),
 			workloadTarget("LatencyProbe", "60x"),
 			workloadTarget("HTTPLoopback", "200ms"),
-			workloadTarget("MutexContention", "200ms"),
+			mutex,
 		}
 	case "cgo":
 		// Needs a C compiler, so it is not part of "all".
