@@ -38,8 +38,12 @@ type ReportResult struct {
 
 	// Uncontended compares the runs that were not short of CPU, when
 	// some were (nil otherwise); Dropped is how many runs it leaves out.
-	Uncontended *Comparison
-	Dropped     int
+	// UncontendedSkipped says why there is no such comparison although
+	// some runs were short of CPU (all were, or what is left cannot be
+	// compared); the report says it and goes on.
+	Uncontended        *Comparison
+	Dropped            int
+	UncontendedSkipped string
 
 	// Physical compares PhysicalFile (nil when the folder has none),
 	// and PhysicalBenchstat is its text tables.
@@ -126,6 +130,9 @@ func (res *ReportResult) Verdicts(meta *Metadata) []string {
 		}
 	}
 	add(res.Comparison, "")
+	if res.UncontendedSkipped != "" {
+		out = append(out, "no verdicts without runs short of CPU: "+res.UncontendedSkipped)
+	}
 	if res.Uncontended != nil && res.Dropped > 0 {
 		add(res.Uncontended, fmt.Sprintf(", without the %d runs short of CPU", res.Dropped))
 	}
@@ -156,13 +163,18 @@ func (res *ReportResult) compareUncontended(dir string, meta *Metadata, c *Compa
 		return err
 	}
 	kept, dropped := dropRuns(raw, contendedRuns(meta.Contended))
+	if len(keepResults(kept)) == 0 {
+		res.UncontendedSkipped = fmt.Sprintf("all %d runs with results were short of CPU, so there is no comparison without them", dropped)
+		return nil
+	}
 	path := filepath.Join(dir, UncontendedRawFile)
 	if err := os.WriteFile(path, kept, 0o644); err != nil {
 		return err
 	}
 	uc, _, err := compareFile(path, c.Cols[c.Base], meta, filepath.Join(dir, UncontendedBenchstatFile))
 	if err != nil {
-		return err
+		res.UncontendedSkipped = fmt.Sprintf("what is left without the %d runs short of CPU cannot be compared (%v)", dropped, err)
+		return nil
 	}
 	res.Uncontended, res.Dropped = uc, dropped
 	return nil
@@ -348,6 +360,9 @@ func renderReadme(meta *Metadata, res *ReportResult, findings string) string {
 	p("\n")
 
 	p("## Verdicts\n\n")
+	if res.UncontendedSkipped != "" {
+		p("Every verdict below includes runs that were short of CPU: %s.\n\n", res.UncontendedSkipped)
+	}
 	if len(c.Cols) < 2 {
 		p("Only one variant ran; there is nothing to compare.\n\n")
 	}

@@ -244,3 +244,64 @@ func TestNiceTicks(t *testing.T) {
 		}
 	}
 }
+
+// TestReportAllContended is the main job on a busy machine: every run
+// was short of CPU. The report still writes its tables and verdicts and
+// says why there is no comparison without those runs.
+func TestReportAllContended(t *testing.T) {
+	dir := reportFixture(t)
+	raw, err := os.ReadFile(filepath.Join(dir, RawFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fixture's runs are one block per round and variant, as if
+	// each ran every benchmark as one target ("all").
+	var flags []string
+	var round int
+	lines := strings.Split(string(raw), "\n")
+	for i, line := range lines {
+		if _, err := fmt.Sscanf(line, "# round %d", &round); err == nil {
+			lines[i] = fmt.Sprintf("# round %d, workloads.all", round)
+			continue
+		}
+		if v, ok := strings.CutPrefix(line, "variant: "); ok {
+			flags = append(flags, fmt.Sprintf("round %d: workloads.all [%s]: other load took 1.50 CPUs (steal 0.00) during the run; it was short of CPU", round, strings.TrimSpace(v)))
+		}
+	}
+	if len(flags) == 0 {
+		t.Fatal("the fixture has no runs")
+	}
+	os.WriteFile(filepath.Join(dir, RawFile), []byte(strings.Join(lines, "\n")), 0o644)
+	mp := filepath.Join(dir, MetadataFile)
+	var meta map[string]any
+	data, err := os.ReadFile(mp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &meta); err != nil {
+		t.Fatal(err)
+	}
+	meta["contended"] = flags
+	data, _ = json.Marshal(meta)
+	os.WriteFile(mp, data, 0o644)
+
+	res, err := Report(dir)
+	if err != nil {
+		t.Fatalf("Report with every run short of CPU: %v", err)
+	}
+	if res.Uncontended != nil || !strings.Contains(res.UncontendedSkipped, "short of CPU") {
+		t.Errorf("Uncontended = %v, UncontendedSkipped = %q", res.Uncontended, res.UncontendedSkipped)
+	}
+	readme, _ := os.ReadFile(filepath.Join(dir, ReadmeFile))
+	if !strings.Contains(string(readme), "## Verdicts\n\nEvery verdict below includes runs that were short of CPU: all ") ||
+		!strings.Contains(string(readme), "## Tables") {
+		t.Errorf("README lacks the verdicts, the tables or the line saying why:\n%s", readme)
+	}
+	v := res.Verdicts(&Metadata{})
+	if len(v) < 2 || !strings.HasPrefix(v[len(v)-1], "no verdicts without runs short of CPU: all ") {
+		t.Errorf("Verdicts = %q", v)
+	}
+	if _, err := os.Stat(filepath.Join(dir, UncontendedRawFile)); err == nil {
+		t.Errorf("%s written with nothing in it", UncontendedRawFile)
+	}
+}
