@@ -18,7 +18,7 @@ FORCE ?= 0
 export FORCE
 
 .PHONY: all harness main toolchain apply extract rebase check check-rebase verify-repro env test test-tools \
-	test-toolchain test-census test-runtime test-long test-prefixes bench study clean tools
+	test-toolchain test-census test-runtime test-long test-prefixes bench study clean tools install
 
 all: toolchain main
 
@@ -28,6 +28,15 @@ tools:
 
 harness: tools
 	@$(HOSTGO) build -o $(SCHEDLAB) ./src/cmd/schedlab
+
+# Puts schedlab on PATH as a symlink to .bin/schedlab in $(BINDIR): the
+# binary finds this checkout (and its toolchain) from its own location,
+# so it works from any directory.
+BINDIR ?= $(HOME)/.local/bin
+install: harness
+	@mkdir -p $(BINDIR)
+	@ln -sf $(SCHEDLAB) $(BINDIR)/schedlab
+	@echo "$(BINDIR)/schedlab -> $(SCHEDLAB)"
 
 toolchain: tools
 	@$(SERIES) toolchain

@@ -92,12 +92,39 @@ type listFlag []string
 func (l *listFlag) String() string     { return strings.Join(*l, " ") }
 func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 
+// RootEnv names the schedlab checkout (the directory holding its
+// go.mod), for a schedlab binary that can find it no other way.
+const RootEnv = "SCHEDLAB_ROOT"
+
+// root returns the schedlab checkout: $SCHEDLAB_ROOT if set, else the
+// checkout the running binary was built into (.bin/schedlab, also
+// through the symlink make install puts on PATH), else the one around
+// the working directory (go run). A binary knows its own checkout
+// first, so that it runs its own toolchain from any directory.
 func root() (string, error) {
+	if r := os.Getenv(RootEnv); r != "" {
+		d, err := harness.FindRoot(r)
+		if err != nil {
+			return "", fmt.Errorf("%s=%s: %v", RootEnv, r, err)
+		}
+		return d, nil
+	}
+	if exe, err := os.Executable(); err == nil {
+		if exe, err = filepath.EvalSymlinks(exe); err == nil {
+			if d, err := harness.FindRoot(filepath.Dir(exe)); err == nil {
+				return d, nil
+			}
+		}
+	}
 	wd, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
-	return harness.FindRoot(wd)
+	d, err := harness.FindRoot(wd)
+	if err != nil {
+		return "", fmt.Errorf("cannot find the schedlab checkout from this binary or %s; run it inside the checkout or set %s to it", wd, RootEnv)
+	}
+	return d, nil
 }
 
 // defaultOut is runs/<date>-<host>-<suite>, with -2, -3 ... added when
