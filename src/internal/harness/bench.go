@@ -193,6 +193,7 @@ func Bench(ctx context.Context, opt BenchOptions) (*Metadata, error) {
 	if len(opt.Variants) == 0 {
 		return nil, fmt.Errorf("no variants")
 	}
+	countNote := ""
 	switch opt.Measure {
 	case MeasureTime:
 	case MeasureInstructions:
@@ -200,8 +201,17 @@ func Bench(ctx context.Context, opt BenchOptions) (*Metadata, error) {
 			return nil, fmt.Errorf("-measure instructions counts one process per run: not with -copies or -trace")
 		}
 		// A count of a process is the count of one benchmark only
-		// if the process runs one.
-		opt.Suite = opt.Suite.OneBenchmarkEach()
+		// if the process runs one, and of work only if the work does
+		// not follow the clock.
+		var left []string
+		opt.Suite, left = opt.Suite.OneBenchmarkEach().Countable()
+		if len(opt.Suite.Targets) == 0 {
+			return nil, fmt.Errorf("-measure instructions: every benchmark selected (%s) waits on time, so its instruction count measures time, not work", strings.Join(left, ", "))
+		}
+		if len(left) > 0 {
+			countNote = fmt.Sprintf("-measure instructions left out %s: their operations wait on time, so their instruction counts measure time, not work", strings.Join(left, ", "))
+			fmt.Fprintf(opt.Stderr, "schedlab: %s\n", countNote)
+		}
 	default:
 		return nil, fmt.Errorf("-measure %q: want %q or none (time)", opt.Measure, MeasureInstructions)
 	}
@@ -211,6 +221,9 @@ func Bench(ctx context.Context, opt BenchOptions) (*Metadata, error) {
 	b := &bench{opt: opt, tcs: map[string]*Toolchain{}, bins: map[string]map[string]*builtPkg{}}
 	upstream, err := ReadUpstream(filepath.Join(opt.Root, "toolchain", "UPSTREAM"))
 	var notes []string
+	if countNote != "" {
+		notes = append(notes, countNote)
+	}
 	if err != nil {
 		upstream = DefaultUpstream
 		notes = append(notes, fmt.Sprintf("toolchain/UPSTREAM not readable (%v); assumed upstream %s", err, upstream))

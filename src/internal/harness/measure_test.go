@@ -89,3 +89,23 @@ func TestOneBenchmarkEach(t *testing.T) {
 		}
 	}
 }
+
+func TestCountable(t *testing.T) {
+	s, err := LoadSuite("", "quick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, left := s.OneBenchmarkEach().Countable()
+	want := []string{"runtime.PingPongHog", "runtime.WakeupParallelSpinning/10µs", "workloads.LatencyProbe"}
+	if !slices.Equal(left, want) {
+		t.Errorf("left out %q, want %q", left, want)
+	}
+	for _, tg := range c.Targets {
+		if slices.Contains(want, tg.Name) {
+			t.Errorf("kept %s", tg.Name)
+		}
+	}
+	if len(c.Targets)+len(left) != len(s.OneBenchmarkEach().Targets) {
+		t.Errorf("%d kept + %d left out of %d", len(c.Targets), len(left), len(s.OneBenchmarkEach().Targets))
+	}
+}

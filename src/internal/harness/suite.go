@@ -86,6 +86,34 @@ var SchedBenchmarks = []string{
 	"Syscall", "SyscallWork", "SyscallExcess", "SyscallExcessWork",
 }
 
+// timeBound are the benchmarks whose operations wait on time (sleeps, a
+// hog that runs until sysmon preempts it, a spin until a deadline):
+// what one does follows the clock, so its instruction count measures
+// time, not work (results/2026-12-01-vm-cost-quick-instructions: runs
+// of the same binary 79% to 491% apart), and under valgrind, which runs
+// a program tens of times slower, it can take hours to calibrate.
+var timeBound = map[string]bool{
+	"runtime.PingPongHog":            true,
+	"runtime.WakeupParallelSpinning": true,
+	"runtime.WakeupParallelSyscall":  true,
+	"workloads.LatencyProbe":         true,
+}
+
+// Countable returns the suite without the targets whose operations
+// wait on time, and the names of those it left out.
+func (s *Suite) Countable() (*Suite, []string) {
+	out := &Suite{Name: s.Name}
+	var left []string
+	for _, t := range s.Targets {
+		if base, _, _ := strings.Cut(t.Name, "/"); timeBound[base] {
+			left = append(left, t.Name)
+			continue
+		}
+		out.Targets = append(out.Targets, t)
+	}
+	return out, left
+}
+
 // WorkloadBenchmarks are schedlab's own workloads in benchmarks/workloads,
 // with the -benchtime each needs and the sub-benchmarks each runs.
 var WorkloadBenchmarks = []struct {
