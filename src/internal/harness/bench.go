@@ -210,7 +210,6 @@ func Bench(ctx context.Context, opt BenchOptions) (*Metadata, error) {
 		}
 		if len(left) > 0 {
 			countNote = fmt.Sprintf("-measure instructions left out %s: their operations wait on time, so their instruction counts measure time, not work", strings.Join(left, ", "))
-			fmt.Fprintf(opt.Stderr, "schedlab: %s\n", countNote)
 		}
 	default:
 		return nil, fmt.Errorf("-measure %q: want %q or none (time)", opt.Measure, MeasureInstructions)
