@@ -18,7 +18,7 @@ FORCE ?= 0
 export FORCE
 
 .PHONY: all harness main toolchain apply extract rebase check check-rebase verify-repro env test test-tools \
-	test-toolchain test-census test-runtime test-long test-prefixes bench study clean tools install
+	test-toolchain test-census test-vm test-runtime test-long test-prefixes bench study clean tools install
 
 all: toolchain main
 
@@ -79,7 +79,7 @@ bench: toolchain harness
 study: toolchain harness
 	@scripts/study.sh $(STUDY)
 
-test: test-tools toolchain check verify-repro test-toolchain test-census test-runtime
+test: test-tools toolchain check verify-repro test-toolchain test-census test-vm test-runtime
 
 # The default-mode instruction gate: benchmarks/census's programs under
 # cachegrind at GOMAXPROCS=1, stock vs patched, median over three link
@@ -99,6 +99,13 @@ test-tools:
 # Black-box tests of the built toolchain.
 test-toolchain: toolchain
 	SCHEDLAB_GOROOT=$(GOROOT_PATCHED) $(HOSTGO) test -count=1 ./src/toolchaintest/...
+
+# The NUMA support against a real multi-node kernel: numacheck in 2- and
+# 4-node QEMU guests (schedlab vm, docs/guest.md); installs QEMU,
+# busybox-static, numactl and cpio with apt-get and fetches Debian's cloud
+# kernel into .cache/guest if missing. About a minute.
+test-vm: toolchain harness
+	@scripts/test-vm.sh
 
 # Upstream's runtime tests with the patched toolchain, in every mode.
 test-runtime: toolchain

@@ -10,6 +10,7 @@
 //	schedlab suites
 //	schedlab doctor  [-json] [-sample 1s]
 //	schedlab census  [-layouts 3] [-funcs] [-gate] [-threshold 0.2] [-out dir]
+//	schedlab vm      [-nodes 2] [-cpus N] [-mem MiB] [-balancing 0|1] [-out dir] -- PROG [ARGS...]
 //
 // A variant is a toolchain (stock = the pinned release, patched =
 // toolchain/goroot, or any GOROOT path) plus an optional GODEBUG string:
@@ -44,6 +45,7 @@ commands:
   suites   list the suites and their benchmarks
   doctor   what this machine can measure for a NUMA study, and what will distort it
   census   instructions per operation, stock vs patched, under valgrind (default-mode cost)
+  vm       run a static program in a multi-node NUMA guest (QEMU) and exit with its status
 
 Run 'schedlab <command> -h' for the flags of a command.
 `
@@ -75,6 +77,8 @@ func main() {
 		err = cmdDoctor(args)
 	case "census":
 		err = cmdCensus(ctx, args)
+	case "vm":
+		err = cmdVM(ctx, args)
 	case "help", "-h", "-help", "--help":
 		fmt.Print(usage)
 	default:
@@ -82,8 +86,10 @@ func main() {
 		os.Exit(2)
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "schedlab: %v\n", err)
-		os.Exit(1)
+		if _, ok := err.(exitError); !ok {
+			fmt.Fprintf(os.Stderr, "schedlab: %v\n", err)
+		}
+		os.Exit(exitCode(err))
 	}
 }
 

@@ -37,10 +37,15 @@ type Doctor struct {
 	Uncore         []string      `json:"uncore_pmus"`
 	Numactl        string        `json:"numactl"`
 	Virtualization string        `json:"virtualization"`
+	Emulated       string        `json:"emulated,omitempty"` // set in a schedlab vm guest
 	LoadAvg        string        `json:"loadavg"`
 	OtherLoadCPUs  float64       `json:"other_load_cpus"` // -1 if not sampled
 	Warnings       []string      `json:"warnings"`
 }
+
+// GuestEnv is set in the environment of every program schedlab vm runs
+// (package guest), to the emulator's name.
+const GuestEnv = "SCHEDLAB_VM"
 
 // A DoctorNode is one NUMA node from sysfs.
 type DoctorNode struct {
@@ -123,6 +128,9 @@ func RunDoctor(opt DoctorOptions) *Doctor {
 		d.Numactl = "not installed"
 	}
 	d.Virtualization = virtualization(path("sys/hypervisor/type"), path("proc/cpuinfo"))
+	if v := os.Getenv(GuestEnv); v != "" {
+		d.Emulated = v
+	}
 	d.LoadAvg = orNA("proc/loadavg")
 	if opt.Perf {
 		d.PerfEvents = probePerfEvents()
@@ -151,6 +159,9 @@ func (d *Doctor) warnings() []string {
 	}
 	if d.ThreadsPerCore > 1 {
 		w = append(w, fmt.Sprintf("SMT: %d threads per core share a core's caches and units", d.ThreadsPerCore))
+	}
+	if d.Emulated != "" {
+		w = append(w, "emulated ("+d.Emulated+"): a schedlab vm guest; its topology, placement and kernel counters are real, its times decide nothing")
 	}
 	if d.Virtualization != "none seen" {
 		w = append(w, "virtualised ("+d.Virtualization+"): vCPUs may move between host CPUs and nodes")
@@ -286,6 +297,9 @@ func (d *Doctor) WriteText(w io.Writer) {
 	}
 	p("numactl:              %s\n", d.Numactl)
 	p("virtualisation:       %s\n", d.Virtualization)
+	if d.Emulated != "" {
+		p("emulated:             %s (a schedlab vm guest: times decide nothing)\n", d.Emulated)
+	}
 	p("load average:         %s\n", d.LoadAvg)
 	if d.OtherLoadCPUs >= 0 {
 		p("other load (sampled): %.2f CPUs\n", d.OtherLoadCPUs)
