@@ -155,7 +155,7 @@ func QemuArgs(o *Options, initrd string) []string {
 	args := []string{
 		"-accel", "tcg,thread=multi", "-cpu", "max", "-machine", "pc",
 		"-nodefaults", "-no-user-config", "-no-reboot", "-display", "none",
-		"-m", strconv.Itoa(o.MemMiB/o.Nodes*o.Nodes),
+		"-m", strconv.Itoa(o.MemMiB / o.Nodes * o.Nodes),
 		"-smp", fmt.Sprintf("%d,sockets=%d,cores=%d,threads=1", o.CPUs, o.Nodes, per),
 	}
 	for n := 0; n < o.Nodes; n++ {
