@@ -183,10 +183,10 @@ func keepResults(out []byte) []string {
 
 // skipUnit reports whether an instructions run leaves out a unit of a
 // benchmark's result line: the testing package's own (B/op and
-// allocs/op describe the allocator, not the count) and every time
-// (under valgrind a program runs tens of times slower).
+// allocs/op describe the allocator, not the count) and every time or
+// rate (under valgrind a program runs tens of times slower).
 func skipUnit(unit string) bool {
-	return unit == "MB/s" || unit == "B/op" || unit == "allocs/op" || strings.HasSuffix(unit, "ns/op")
+	return unit == "B/op" || unit == "allocs/op" || strings.HasSuffix(unit, "ns/op") || strings.HasSuffix(unit, "/s")
 }
 
 // ownMetrics returns, as "\tvalue unit" pairs, the metrics a benchmark

@@ -57,7 +57,7 @@ func TestOwnMetrics(t *testing.T) {
 	for _, c := range []struct{ line, want string }{
 		{"BenchmarkX-1 \t 400 \t 2500 ns/op", ""},
 		{"BenchmarkMutexContention/goroutines=10 \t 2000 \t 812.0 ns/op \t 31.5 mutex-wait-ns/op \t 0.25 starving-locks/op \t 16 B/op \t 1 allocs/op", "\t0.25 starving-locks/op"},
-		{"BenchmarkY 10 5 ns/op 3 hops/op 7 x", "\t3 hops/op\t7 x"},
+		{"BenchmarkY 10 5 ns/op 3 hops/op 7 x 96 sysmon-wakeups/s 2 MB/s", "\t3 hops/op\t7 x"},
 	} {
 		if got := ownMetrics(c.line); got != c.want {
 			t.Errorf("ownMetrics(%q) = %q, want %q", c.line, got, c.want)
