@@ -170,8 +170,12 @@ func checkTopology(ns []node) error {
 // threadMasks runs child-threads under godebug (and prefix) and returns
 // the Cpus_allowed_list of each of its threads, and the mask of its
 // first thread when main started.
-func threadMasks(godebug string, prefix []string) (masks []string, start string, err error) {
-	out, err := run(godebug, prefix, "child-threads")
+func threadMasks(godebug string, prefix []string, want ...string) (masks []string, start string, err error) {
+	var args []string
+	if len(want) > 0 {
+		args = []string{"want", strings.Join(want, ";")}
+	}
+	out, err := run(godebug, prefix, "child-threads", args...)
 	if err != nil {
 		return nil, "", err
 	}
@@ -194,10 +198,6 @@ func parseMasks(out string) (masks []string, start string, err error) {
 }
 
 func checkBind(ns []node, mode int) error {
-	masks, _, err := threadMasks(fmt.Sprintf("numa=1,numabind=%d", mode), nil)
-	if err != nil {
-		return err
-	}
 	start := processMask
 	want := map[string]bool{} // the bindings the threads running Ps must show
 	for _, n := range ns {
@@ -208,6 +208,10 @@ func checkBind(ns []node, mode int) error {
 		for _, c := range expand(n.cpus) {
 			want[strconv.Itoa(c)] = true
 		}
+	}
+	masks, _, err := threadMasks(fmt.Sprintf("numa=1,numabind=%d", mode), nil, keys(want)...)
+	if err != nil {
+		return err
 	}
 	seen := map[string]bool{}
 	for _, m := range masks {
@@ -243,15 +247,16 @@ func checkTaskset(ns []node) error {
 
 // checkNarrowed narrows a running, bound process to one CPU of the first
 // node with taskset -a -p: sysmon must pick the new mask up, and every
-// thread must stay within it, including those of the other nodes, whose
-// binding then has no CPU left and falls back to the process's mask.
+// thread must come within it (and stay: it fails if one is outside it a
+// minute later), including those of the other nodes, whose binding then
+// has no CPU left and falls back to the process's mask.
 func checkNarrowed(ns []node) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
 	cpu := strconv.Itoa(expand(ns[0].cpus)[0])
-	cmd := exec.Command(self, "child-threads", "wait")
+	cmd := exec.Command(self, "child-threads", "wait", cpu)
 	cmd.Env = childEnv("numa=1,numabind=1")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -351,12 +356,34 @@ func child(mode string, args []string) {
 	case "child-threads":
 		fmt.Println("start", start)
 		stop := spin()
-		if len(args) > 0 && args[0] == "wait" {
+		// With "wait CPU", tell the parent we run, wait for it to
+		// narrow us to CPU, then sample until every thread has it:
+		// sysmon rereads the mask every 10 ms of its own time, which an
+		// emulated CPU on a loaded host may stretch.
+		var only string
+		if len(args) > 1 && args[0] == "wait" {
 			fmt.Println("ready")
 			bufio.NewReader(os.Stdin).ReadString('\n')
-			time.Sleep(300 * time.Millisecond) // sysmon rereads the mask every 10 ms
+			only = args[1]
 		}
-		for _, m := range allMasks() {
+		// With "want LIST;LIST...", sample until every listed binding
+		// shows at once: on a loaded host an emulated CPU may take
+		// seconds to run its P's thread. The check fails only if one
+		// never shows within a minute.
+		var want []string
+		if len(args) > 1 && args[0] == "want" {
+			want = strings.Split(args[1], ";")
+		}
+		masks := allMasks()
+		for end := time.Now().Add(time.Minute); time.Now().Before(end); masks = allMasks() {
+			missing := slices.ContainsFunc(want, func(w string) bool { return !slices.Contains(masks, w) })
+			stray := only != "" && slices.ContainsFunc(masks, func(m string) bool { return m != only })
+			if !missing && !stray {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		for _, m := range masks {
 			fmt.Println("thread", m)
 		}
 		stop()
