@@ -65,6 +65,8 @@ type probe struct {
 	b       *testing.B
 	samples []metrics.Sample
 	base    map[string]uint64
+	hists   []metrics.Sample // pauseHistograms
+	hbase   histSnapshot
 	wall    time.Time
 	cpu     time.Duration
 }
@@ -85,6 +87,10 @@ func start(b *testing.B) *probe {
 		p.samples = append(p.samples, metrics.Sample{Name: name})
 	}
 	p.base = p.read()
+	for _, h := range pauseHistograms {
+		p.hists = append(p.hists, metrics.Sample{Name: h.name})
+	}
+	p.hbase = readPauseHistograms(p.hists)
 	perfbench.Open(b) // omits its units where there is no PMU
 	b.ResetTimer()
 	p.wall, p.cpu = time.Now(), processCPU()
@@ -113,6 +119,7 @@ func (p *probe) stop() {
 	}
 	n := float64(p.b.N)
 	p.b.ReportMetric(float64(cpu.Nanoseconds())/n, "cpu-ns/op")
+	reportPauses(p.b, p.hists, p.hbase, readPauseHistograms(p.hists))
 	if len(p.samples) == 0 {
 		return
 	}
