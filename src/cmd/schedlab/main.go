@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/schedlab/schedlab/src/internal/harness"
+	"github.com/schedlab/schedlab/src/internal/timeline"
 )
 
 const usage = `usage: schedlab <command> [flags]
@@ -154,7 +155,7 @@ func defaultOut(root, suite string) string {
 
 type benchFlags struct {
 	suite, bench, benchtime, cpu, out string
-	measure                           string
+	measure, profile                  string
 	count, copies                     int
 	timeout                           time.Duration
 	variants, wraps                   listFlag
@@ -172,6 +173,7 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "time limit of one run of one benchmark")
 	fs.BoolVar(&f.noReport, "noreport", false, "do not write the report (README, plots) at the end")
 	fs.StringVar(&f.measure, "measure", "", "what to measure: the benchmarks' own units (default), or 'instructions': instructions/op under cachegrind, GOMAXPROCS=1 unless -cpu, at -benchtime Nx if given, else at an iteration count calibrated per benchmark")
+	fs.StringVar(&f.profile, "profile", "", "after the rounds, one more run of every benchmark under every variant writing these profiles into "+harness.ProfilesDir+"/: a list of block, mutex (every event recorded); the report lists the top blocking sites per variant")
 	fs.BoolVar(&f.trace, "trace", false, "after the rounds, trace one run of every benchmark under every variant (schedlab toolchains with GODEBUG=tracesteal=1) into traces/ and analyse its steals")
 }
 
@@ -189,6 +191,10 @@ func runBench(ctx context.Context, f *benchFlags, variants []harness.Variant, sw
 	}
 	if f.copies < 1 {
 		return fmt.Errorf("-copies %d: want at least 1", f.copies)
+	}
+	profiles, err := harness.ParseProfileKinds(f.profile)
+	if err != nil {
+		return err
 	}
 	suite, err := harness.LoadSuite(r, f.suite)
 	if err != nil {
@@ -215,7 +221,7 @@ func runBench(ctx context.Context, f *benchFlags, variants []harness.Variant, sw
 	_, berr := harness.Bench(ctx, harness.BenchOptions{
 		Root: r, Suite: suite, Variants: variants, Count: f.count, Benchtime: f.benchtime,
 		CPU: f.cpu, Timeout: f.timeout, Out: out, Command: commandLine(os.Args),
-		Stderr: os.Stderr, Sweep: sweep, Trace: f.trace, Copies: f.copies, Measure: f.measure,
+		Stderr: os.Stderr, Sweep: sweep, Trace: f.trace, Profile: profiles, Copies: f.copies, Measure: f.measure,
 	})
 	if berr != nil && !errors.Is(berr, harness.ErrFailures) && !errors.Is(berr, context.Canceled) {
 		if _, err := os.Stat(filepath.Join(out, harness.RawFile)); err != nil {
@@ -467,18 +473,32 @@ func commandLine(args []string) string {
 
 func cmdTrace(args []string) error {
 	fs := flag.NewFlagSet("trace", flag.ExitOnError)
-	out := fs.String("out", "", "folder for "+harness.StealsCSVFile+", "+harness.StealTextFile+" and "+harness.StealMatrixFile+" (default: the trace's folder)")
+	out := fs.String("out", "", "folder for "+harness.StealsCSVFile+", "+harness.StealTextFile+", "+harness.StealMatrixFile+" and "+harness.TimelineFile+" (default: the trace's folder)")
+	tl := fs.Bool("timeline", false, "also draw a per-P timeline of a window of the trace as "+harness.TimelineFile+" and .png")
+	from := fs.Duration("from", 0, "with -timeline: the window's start, as time since the trace began (e.g. 150ms); default: the middle "+time.Duration(timeline.DefaultWindow).String()+" of the trace")
+	to := fs.Duration("to", 0, "with -timeline: the window's end (default -from + "+time.Duration(timeline.DefaultWindow).String()+")")
+	psList := fs.String("ps", "", "with -timeline: the Ps to show, e.g. 0,2,4-7 (default: every P that ran a goroutine)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: schedlab trace [-out dir] trace.out\n\n"+
+		fmt.Fprintf(fs.Output(), "usage: schedlab trace [-out dir] [-timeline [-from T] [-to T] [-ps LIST]] trace.out\n\n"+
 			"Reads the work-stealing events of an execution trace taken with GODEBUG=tracesteal=1\n"+
 			"through the patched toolchain's go tool trace, prints per-node and per-pair totals,\n"+
-			"and writes the events as CSV and the thief x victim matrix as SVG and PNG.\n\n")
+			"and writes the events as CSV and the thief x victim matrix as SVG and PNG.\n"+
+			"With -timeline, also draws who ran where, when: one row per P grouped by NUMA node,\n"+
+			"goroutine runs as bars, steals, hops, preemptions and stop-the-world pauses marked\n"+
+			"(any trace; the steal marks need tracesteal=1).\n\n")
 		fs.PrintDefaults()
 	}
 	fs.Parse(args)
 	if fs.NArg() != 1 {
 		fs.Usage()
 		return fmt.Errorf("trace: give one trace file")
+	}
+	ps, err := timeline.ParsePs(*psList)
+	if err != nil {
+		return err
+	}
+	if *to != 0 && *to <= *from {
+		return fmt.Errorf("-to %v: want a time after -from %v", *to, *from)
 	}
 	file := fs.Arg(0)
 	if _, err := os.Stat(file); err != nil {
@@ -505,5 +525,12 @@ func cmdTrace(args []string) error {
 		fmt.Println("\nno Steal events: was the trace taken with GODEBUG=tracesteal=1 and the patched toolchain?")
 	}
 	fmt.Printf("\nwrote %s, %s and %s in %s\n", harness.StealsCSVFile, harness.StealTextFile, harness.StealMatrixFile, dir)
+	if *tl {
+		what, err := harness.DrawTimeline(tc, file, dir, filepath.Base(file), timeline.Options{From: from.Nanoseconds(), To: to.Nanoseconds(), Ps: ps})
+		if err != nil {
+			return err
+		}
+		fmt.Printf("wrote %s (and .png): %s\n", filepath.Join(dir, harness.TimelineFile), what)
+	}
 	return nil
 }

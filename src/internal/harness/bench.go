@@ -49,6 +49,9 @@ type BenchOptions struct {
 	// Trace adds, after the rounds, one traced run of every target
 	// under every variant (see traceAll).
 	Trace bool
+	// Profile lists the profiles (ProfileKinds) of one more run of
+	// every target under every variant, after the rounds (profileAll).
+	Profile []string
 	// Copies is how many processes of the benchmark a run starts side
 	// by side (0 or 1: one). RawFile gets their mean, CopiesFile each.
 	Copies int
@@ -103,6 +106,8 @@ type Metadata struct {
 	Sweep     *SweepInfo    `json:"sweep,omitempty"`
 	// Traces are the execution traces of `schedlab bench -trace`.
 	Traces []TraceMeta `json:"traces,omitempty"`
+	// Profiles are the profiles of `schedlab bench -profile`.
+	Profiles []ProfileMeta `json:"profiles,omitempty"`
 }
 
 // SweepInfo marks a results folder written by Sweep.
@@ -197,8 +202,8 @@ func Bench(ctx context.Context, opt BenchOptions) (*Metadata, error) {
 	switch opt.Measure {
 	case MeasureTime:
 	case MeasureInstructions:
-		if opt.Copies > 1 || opt.Trace {
-			return nil, fmt.Errorf("-measure instructions counts one process per run: not with -copies or -trace")
+		if opt.Copies > 1 || opt.Trace || len(opt.Profile) > 0 {
+			return nil, fmt.Errorf("-measure instructions counts one process per run: not with -copies, -trace or -profile")
 		}
 		// A count of a process is the count of one benchmark only
 		// if the process runs one, and of work only if the work does
@@ -320,6 +325,9 @@ func Bench(ctx context.Context, opt BenchOptions) (*Metadata, error) {
 	b.runAll(ctx)
 	if opt.Trace && ctx.Err() == nil {
 		b.traceAll(ctx)
+	}
+	if len(opt.Profile) > 0 && ctx.Err() == nil {
+		b.profileAll(ctx)
 	}
 	return b.finish(ctx.Err())
 }

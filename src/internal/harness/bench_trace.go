@@ -7,8 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/schedlab/schedlab/src/internal/timeline"
 )
 
 // TracesDir holds the execution traces of `schedlab bench -trace`, one
@@ -33,6 +36,9 @@ type TraceMeta struct {
 	Preempt int64   `json:"preempts"`         // SlicePreempt events
 	Events  bool    `json:"steal_events"`     // the trace has the Steal experiment
 	WallS   float64 `json:"wall_s,omitempty"` // of the traced run
+	// Timeline is the per-P timeline of the trace's middle
+	// timeline.DefaultWindow, relative to the results folder.
+	Timeline string `json:"timeline,omitempty"`
 }
 
 // traceAll runs every target once more under every variant with the
@@ -65,25 +71,11 @@ func (b *bench) traceAll(ctx context.Context) {
 				extra = "tracesteal=1"
 				tm.GODEBUG = strings.TrimPrefix(v.GODEBUG+",tracesteal=1", ",")
 			}
-			fmt.Fprintf(b.opt.Stderr, "schedlab: traced run: %s [%s]\n", t.Name, v.Name)
-			args, timeout := b.runArgs(t)
-			args = append(args, "-test.trace="+filepath.Join(b.opt.Out, tm.File))
-			rctx, cancel := context.WithTimeout(ctx, timeout)
-			argv := append(append([]string(nil), v.Wrapper...), bp.bin)
-			argv = append(argv, args...)
-			cmd := exec.CommandContext(rctx, argv[0], argv[1:]...)
-			cmd.Dir = bp.dir
-			cmd.Env = runEnv(tc, v, extra)
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			t0 := time.Now()
-			err := cmd.Run()
-			tm.WallS = time.Since(t0).Seconds()
-			cancel()
-			fmt.Fprintf(b.log, "=== traced run: %s [%s]: %s (GODEBUG=%s, %.3fs)\n%s\n", t.Name, v.Name, strings.Join(argv, " "), tm.GODEBUG, tm.WallS, out.String())
+			out, wall, err := b.extraRun(ctx, "traced", t, v, bp, extra, "-test.trace="+filepath.Join(b.opt.Out, tm.File))
+			tm.WallS = wall
 			switch {
 			case err != nil:
-				tm.Error = fmt.Sprintf("traced run failed: %v%s", err, tail(out.String(), 5))
+				tm.Error = fmt.Sprintf("traced run failed: %v%s", err, tail(out, 5))
 			case aerr != nil:
 				tm.Error = "no analysis: " + aerr.Error()
 			default:
@@ -96,6 +88,11 @@ func (b *bench) traceAll(ctx context.Context) {
 				tm.Steals, tm.Moved, tm.Local, tm.Remote = s.Steals, s.LocalMoved+s.RemoteMoved, s.LocalMoved, s.RemoteMoved
 				tm.Hops, tm.Binds, tm.Preempt = s.Hops, s.Binds, s.Preempts
 				tm.Events = len(s.Procs) > 0
+				if _, err := DrawTimeline(analyzer, filepath.Join(b.opt.Out, tm.File), filepath.Join(b.opt.Out, tm.Dir), t.Name+" ["+v.Name+"]", timeline.Options{}); err != nil {
+					b.logf("warning: timeline of %s [%s]: %v", t.Name, v.Name, err)
+				} else {
+					tm.Timeline = filepath.Join(tm.Dir, TimelineFile)
+				}
 			}
 			if tm.Error != "" {
 				b.logf("warning: trace of %s [%s]: %s", t.Name, v.Name, tm.Error)
@@ -104,6 +101,30 @@ func (b *bench) traceAll(ctx context.Context) {
 			b.meta.write(b.opt.Out)
 		}
 	}
+}
+
+// extraRun runs target t under variant v once more, outside the measured
+// rounds, with extra GODEBUG settings and test flags (a trace, a profile),
+// logging its output; what names the run in the log ("traced").
+func (b *bench) extraRun(ctx context.Context, what string, t Target, v Variant, bp *builtPkg, godebug string, flags ...string) (out string, wallS float64, err error) {
+	fmt.Fprintf(b.opt.Stderr, "schedlab: %s run: %s [%s]\n", what, t.Name, v.Name)
+	args, timeout := b.runArgs(t)
+	args = append(args, flags...)
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	argv := append(append([]string(nil), v.Wrapper...), bp.bin)
+	argv = append(argv, args...)
+	cmd := exec.CommandContext(rctx, argv[0], argv[1:]...)
+	cmd.Dir = bp.dir
+	cmd.Env = runEnv(b.tcs[v.Toolchain], v, godebug)
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	t0 := time.Now()
+	err = cmd.Run()
+	wallS = time.Since(t0).Seconds()
+	fmt.Fprintf(b.log, "=== %s run: %s [%s]: %s (GODEBUG=%s, %.3fs)\n%s\n", what, t.Name, v.Name, strings.Join(argv, " "),
+		strings.TrimPrefix(v.GODEBUG+","+godebug, ","), wallS, buf.String())
+	return buf.String(), wallS, err
 }
 
 // writeTraces writes the README's section on the traced runs.
@@ -115,6 +136,9 @@ func writeTraces(p func(string, ...any), meta *Metadata) {
 	p("One traced run of each benchmark under each variant, after the measured rounds (tracing's cost is not in the tables above). ")
 	p("Schedlab toolchains traced with `GODEBUG=tracesteal=1`; each trace's steal events are in its folder: `%s` (every event), `%s`, and the thief × victim matrix `%s`. ", StealsCSVFile, StealTextFile, StealMatrixFile)
 	p("Open a trace with the patched `go tool trace` (its Work stealing page); stock tools refuse traces with steal events.\n\n")
+	if slices.ContainsFunc(meta.Traces, func(t TraceMeta) bool { return t.Timeline != "" }) {
+		p("The timelines show the middle %v of each trace: one row per P, grouped by node, goroutine runs as bars, steals as arrows from victim to thief; `schedlab trace -timeline -from T -to T FILE` draws another window.\n\n", time.Duration(timeline.DefaultWindow))
+	}
 	p("| benchmark | variant | steals | goroutines moved | within a node | across nodes | hops | binds | slice preemptions | matrix |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, t := range meta.Traces {
 		if t.Error != "" {
@@ -122,15 +146,22 @@ func writeTraces(p func(string, ...any), meta *Metadata) {
 			continue
 		}
 		if !t.Events {
-			p("| %s | %s | no steal events (a stock toolchain) |  |  |  |  |  |  | [trace](%s) |\n", t.Target, t.Variant, filepath.ToSlash(t.File))
+			links := fmt.Sprintf("[trace](%s)", filepath.ToSlash(t.File))
+			if t.Timeline != "" {
+				links += fmt.Sprintf(", [timeline](%s)", filepath.ToSlash(t.Timeline))
+			}
+			p("| %s | %s | no steal events (a stock toolchain) |  |  |  |  |  |  | %s |\n", t.Target, t.Variant, links)
 			continue
 		}
 		share := ""
 		if t.Moved > 0 {
 			share = fmt.Sprintf(" (%.1f%%)", 100*float64(t.Local)/float64(t.Moved))
 		}
-		p("| %s | %s | %d | %d | %d%s | %d | %d | %d | %d | [svg](%s) |\n", t.Target, t.Variant, t.Steals, t.Moved, t.Local, share, t.Remote, t.Hops, t.Binds, t.Preempt,
-			filepath.ToSlash(filepath.Join(t.Dir, StealMatrixFile)))
+		links := fmt.Sprintf("[svg](%s)", filepath.ToSlash(filepath.Join(t.Dir, StealMatrixFile)))
+		if t.Timeline != "" {
+			links += fmt.Sprintf(", [timeline](%s)", filepath.ToSlash(t.Timeline))
+		}
+		p("| %s | %s | %d | %d | %d%s | %d | %d | %d | %d | %s |\n", t.Target, t.Variant, t.Steals, t.Moved, t.Local, share, t.Remote, t.Hops, t.Binds, t.Preempt, links)
 	}
 	p("\n")
 }

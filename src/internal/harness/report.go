@@ -49,6 +49,10 @@ type ReportResult struct {
 	// and PhysicalBenchstat is its text tables.
 	Physical          *Comparison
 	PhysicalBenchstat string
+
+	// Profiles is the README's section on the profiles of `schedlab
+	// bench -profile` (empty when there are none).
+	Profiles string
 }
 
 // Report reads a results folder written by Bench and writes the
@@ -95,6 +99,9 @@ func Report(dir string) (*ReportResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plots: %v", err)
 	}
+	var pb bytes.Buffer
+	writeProfiles(func(f string, a ...any) { fmt.Fprintf(&pb, f, a...) }, meta, dir)
+	res.Profiles = pb.String()
 	findings, err := os.ReadFile(filepath.Join(dir, FindingsFile))
 	if err != nil && !os.IsNotExist(err) {
 		return nil, err
@@ -391,6 +398,7 @@ func renderReadme(meta *Metadata, res *ReportResult, findings string) string {
 	b.WriteString(oracleGap(meta, c))
 	writePhysical(p, meta, res)
 	writeTraces(p, meta)
+	b.WriteString(res.Profiles)
 
 	if len(res.SelfCheck) > 0 || len(meta.Contended) > 0 || len(meta.Failures) > 0 || len(meta.Notes) > 0 {
 		p("## Warnings\n\n")

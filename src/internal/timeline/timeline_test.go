@@ -1,0 +1,158 @@
+package timeline
+
+import (
+	"image/color"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/recorder"
+)
+
+const runsCSV = `kind,start_ns,end_ns,proc,thread,goroutine,state,reason
+run,0,1000,0,5,1,Runnable,preempted
+run,1000,3000,0,5,2,Waiting,chan receive
+run,500,2500,1,6,3,NotExist,
+stw,2600,2700,-1,5,1,,stop-the-world (GC sweep termination)
+run,2000,4000,2,7,4,end,
+`
+
+const stealsCSV = `time_ns,event,thief,victim,goroutines,runnext,distance,from,to,node,thread,cpu,proc,goroutine,ran
+0,ProcNUMANode,,,,,,,,0,,0,0,,
+0,ProcNUMANode,,,,,,,,0,,1,1,,
+0,ProcNUMANode,,,,,,,,1,,2,2,,
+1500,WorkSteal,1,0,2,0,10,,,,,,,,
+2100,WorkSteal,2,0,1,0,20,,,,,,,,
+3500,SlicePreempt,,,,,,,,,,,2,4,100
+`
+
+func readTest(t *testing.T) *Trace {
+	t.Helper()
+	tr := &Trace{}
+	if err := tr.ReadRuns(strings.NewReader(runsCSV)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.ReadSteals(strings.NewReader(stealsCSV)); err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func TestRead(t *testing.T) {
+	tr := readTest(t)
+	if len(tr.Runs) != 4 || len(tr.STWs) != 1 || len(tr.Events) != 3 {
+		t.Fatalf("%d runs, %d stws, %d events; want 4, 1, 3", len(tr.Runs), len(tr.STWs), len(tr.Events))
+	}
+	if !tr.Runs[0].Preempted() || tr.Runs[1].Preempted() {
+		t.Errorf("preempted: %v %v, want true false", tr.Runs[0].Preempted(), tr.Runs[1].Preempted())
+	}
+	if e := tr.Events[1]; e.P != 2 || e.From != 0 || e.N != 1 {
+		t.Errorf("second steal %+v, want thief 2, victim 0, 1 goroutine", e)
+	}
+	if got := tr.Procs(); !slices.Equal(got, []int{0, 1, 2}) {
+		t.Errorf("Procs %v, want [0 1 2] (node 0 first)", got)
+	}
+	if s, e := tr.Span(); s != 0 || e != 4000 {
+		t.Errorf("span %d-%d, want 0-4000", s, e)
+	}
+}
+
+func TestReadRejects(t *testing.T) {
+	for name, in := range map[string]string{
+		"steals CSV as runs": stealsCSV,
+		"backwards":          "kind,start_ns,end_ns,proc,thread,goroutine,state,reason\nrun,10,5,0,1,1,Waiting,\n",
+		"not a number":       "kind,start_ns,end_ns,proc,thread,goroutine,state,reason\nrun,x,5,0,1,1,Waiting,\n",
+		"empty":              "",
+	} {
+		if err := (&Trace{}).ReadRuns(strings.NewReader(in)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func TestWindow(t *testing.T) {
+	tr := readTest(t)
+	if f, to := tr.Window(Options{}); f != 0 || to != 4000 {
+		t.Errorf("default window of a 4 µs trace: %d-%d, want all of it", f, to)
+	}
+	if f, to := tr.Window(Options{From: 1000}); f != 1000 || to != 4000 {
+		t.Errorf("from 1000: %d-%d, want 1000-4000 (clipped to the end)", f, to)
+	}
+	long := &Trace{Runs: []Run{{Start: 0, End: 10_000_000}}}
+	if f, to := long.Window(Options{}); f != 4_000_000 || to != 6_000_000 {
+		t.Errorf("default window of a 10 ms trace: %d-%d, want the middle 2 ms", f, to)
+	}
+}
+
+func TestParsePs(t *testing.T) {
+	if ps, err := ParsePs("0,2,4-6"); err != nil || !slices.Equal(ps, []int{0, 2, 4, 5, 6}) {
+		t.Errorf("0,2,4-6: %v %v", ps, err)
+	}
+	for _, bad := range []string{"a", "3-1", "-1", "1-x"} {
+		if _, err := ParsePs(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// fills counts the polygons drawn in colour c.
+func fills(r *recorder.Canvas, c color.Color) int {
+	n := 0
+	var cur color.Color
+	for _, a := range r.Actions {
+		switch a := a.(type) {
+		case *recorder.SetColor:
+			cur = a.Color
+		case *recorder.Fill:
+			if cur == c {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func draws(t *testing.T, tr *Trace, opt Options) *recorder.Canvas {
+	t.Helper()
+	p, w, h, err := Plot(tr, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Legend = plot.NewLegend() // count the marks on the timeline, not the legend's
+	r := &recorder.Canvas{}
+	p.Draw(draw.NewCanvas(r, w, h))
+	return r
+}
+
+// TestPlotMarks checks that what is in the window is drawn and what is
+// outside it is not: runs as bars, the steal within node 0 and the one
+// across nodes in their colours, the preemption, the pause.
+func TestPlotMarks(t *testing.T) {
+	tr := readTest(t)
+	r := draws(t, tr, Options{})
+	var bars int
+	for _, c := range goColours {
+		bars += fills(r, c)
+	}
+	if bars < 4 {
+		t.Errorf("%d run bars, want at least 4", bars)
+	}
+	for _, c := range []struct {
+		what string
+		col  color.Color
+	}{{"steal within a node", localStealColour}, {"steal across nodes", remoteStealColour}, {"preemption", preemptColour}, {"slice preemption", sliceColour}, {"stop-the-world", stwColour}} {
+		if fills(r, c.col) == 0 {
+			t.Errorf("no %s drawn", c.what)
+		}
+	}
+	// A window before the steals: none drawn, and a P filter.
+	r = draws(t, tr, Options{From: 1, To: 1400, Ps: []int{0, 1}})
+	if n := fills(r, localStealColour) + fills(r, remoteStealColour); n != 0 {
+		t.Errorf("%d steal marks outside the window", n)
+	}
+	if _, _, _, err := Plot(tr, Options{Ps: []int{9}}); err == nil {
+		t.Error("a P that never ran: no error")
+	}
+}
