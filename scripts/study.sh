@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make study STUDY=<name>: one of the seven studies behind docs/design and
+# make study STUDY=<name>: one of the nine studies behind docs/design and
 # the README's results, each into results/<date>-<host>-<name>/. The
 # same command runs unchanged on any Linux machine; only the NUMA study
 # adapts, simulating two nodes (numafake=2) where the machine has one.
@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
-study=${1:?usage: study.sh cost|timeslice|sysmontick|numa|multiproc|steal|tracecost}
+study=${1:?usage: study.sh cost|timeslice|sysmontick|numa|multiproc|steal|tracecost|pauses|timeline}
 count=${COUNT:-10}
 case $study in
 timeslice | sysmontick) benchtime=${BENCHTIME:-400x} ;;
@@ -28,6 +28,19 @@ measure() { # measure bench|sweep <out> <flags of that schedlab command...>
 }
 bench() { measure bench "$@"; }
 sweep() { measure sweep "$@"; }
+
+# numa_setting prints the GODEBUG of NUMA-aware scheduling here: the real
+# topology on a machine with two or more nodes, two simulated nodes
+# (numafake=2) on a one-node machine.
+numa_setting() {
+	local nodes
+	nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
+	if [ "$nodes" -ge 2 ]; then echo numa=1; else echo numa=1,numafake=2; fi
+}
+
+# The runtime's stop-the-world and scheduling-latency histograms, as the
+# workloads report them per run (benchmarks/workloads/pauses_test.go).
+pause_metrics='p50-gc-stopping-ns,p99-gc-stopping-ns,p99-gc-pause-ns,p99-sched-latency-ns'
 
 case $study in
 cost)
@@ -53,19 +66,23 @@ cost)
 	done
 	;;
 timeslice)
-	# Tail wake-to-run delay and hog throughput against the time slice.
-	sweep "$prefix-timeslice" -suite workloads -bench 'LatencyProbe' \
-		-knob timeslice=500,1000,2000,5000,10000 -variant stock \
-		-metric 'p99-wake-ns,p99.9-wake-ns,hog-iters/s' \
+	# Tail wake-to-run delay and hog throughput against the time slice,
+	# and how fast a GC's stop-the-world reaches every P (GCHeavy).
+	sweep "$prefix-timeslice" -suite workloads -bench 'LatencyProbe|GCHeavy' \
+		-knob timeslice=500,1000,2000,5000,10000 -variant stock -variant stock2=stock \
+		-metric "p99-wake-ns,p99.9-wake-ns,hog-iters/s,$pause_metrics" \
 		-tradeoff 'hog-iters/s:p99-wake-ns,hog-iters/s:p99.9-wake-ns'
 	;;
 sysmontick)
 	# sysmon's own cost (wake-ups per second, process CPU) against tail
 	# latency, over its minimum tick (sysmonmaxtick keeps its default
-	# unless the tick exceeds it, in which case the tick wins) ...
-	sweep "$prefix-sysmontick" -suite workloads -bench 'LatencyProbe|BurstyProducer|TimerStorm' \
-		-knob sysmontick=20,100,500,2000,10000 -variant stock \
-		-metric 'sysmon-wakeups/s,cpu-ns/op,p99-wake-ns' \
+	# unless the tick exceeds it, in which case the tick wins), with the
+	# GC's pauses (GCHeavy) and one block and mutex profile per setting:
+	# where goroutines wait as the tick changes ...
+	sweep "$prefix-sysmontick" -suite workloads -bench 'LatencyProbe|BurstyProducer|TimerStorm|GCHeavy' \
+		-knob sysmontick=20,100,500,2000,10000 -variant stock -variant stock2=stock \
+		-profile block,mutex \
+		-metric "sysmon-wakeups/s,cpu-ns/op,p99-wake-ns,$pause_metrics" \
 		-tradeoff 'sysmon-wakeups/s:p99-wake-ns,cpu-ns/op:p99-wake-ns'
 	# ... and over its maximum sleep, which sets the preemption period of
 	# a CPU-bound program (sysmon backs off to it while Ps stay busy).
@@ -144,6 +161,27 @@ steal)
 	# Upstream's scheduling decisions (no knobs), seen through the counters.
 	bench "$prefix-steal" -suite workloads -variant patched
 	;;
+pauses)
+	# Stop-the-world pauses (how long until every P stopped, and in all)
+	# and scheduling latency under every knob family: the time slice,
+	# the sysmon tick, NUMA-aware scheduling and binding. NUMA placement
+	# is known to lengthen GC pauses (golang/go#14406). stock2 is the
+	# control. GC-heavy and scheduler workloads at GOMAXPROCS = the
+	# machine's.
+	numa=$(numa_setting)
+	bench "$prefix-pauses" -suite workloads -bench 'GCHeavy|ParallelAlloc|ForkJoinTree|BurstyProducer' \
+		-variant stock -variant stock2=stock -variant patched \
+		-variant slice1ms=patched:timeslice=1000 -variant tick2ms=patched:sysmontick=2000 \
+		-variant "numa=patched:$numa" -variant "bind1=patched:$numa,numabind=1"
+	;;
+timeline)
+	# A per-P timeline of a fork-join run at GOMAXPROCS=4, stock and with
+	# NUMA-aware scheduling (two simulated nodes on a one-node machine):
+	# one traced run per variant; the figures are traces/*/timeline.svg.
+	numa=$(numa_setting)
+	bench "$prefix-timeline" -suite workloads -bench 'ForkJoinTree' -cpu 4 -count "${COUNT:-3}" -benchtime "${BENCHTIME:-100x}" -trace \
+		-variant stock -variant "numa=patched:$numa"
+	;;
 tracecost)
 	# What tracing costs, with and without the Steal experiment's events:
 	# every run of the traced variants writes a trace (to a temporary
@@ -157,7 +195,7 @@ tracecost)
 		-variant notrace=patched
 	;;
 *)
-	echo "study.sh: unknown study $study (want cost, timeslice, sysmontick, numa, multiproc, steal or tracecost)" >&2
+	echo "study.sh: unknown study $study (want cost, timeslice, sysmontick, numa, multiproc, steal, tracecost, pauses or timeline)" >&2
 	exit 2
 	;;
 esac
