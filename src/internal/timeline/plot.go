@@ -102,6 +102,7 @@ func Plot(t *Trace, opt Options) (*plot.Plot, vg.Length, vg.Length, error) {
 	p.X.Min, p.X.Max = v.x(from), v.x(to)
 	p.Y.Min, p.Y.Max = -0.6, float64(len(v.rows))-0.4
 	p.Y.Tick.Marker = rowTicks{v}
+	p.X.Tick.Marker = timeTicks{}
 	p.Add(v)
 	for _, l := range v.legend() {
 		p.Legend.Add(l.name, l.thumb)
@@ -118,6 +119,28 @@ func Plot(t *Trace, opt Options) (*plot.Plot, vg.Length, vg.Length, error) {
 }
 
 func trimFloat(f float64) string { return fmt.Sprintf("%.6g", f) }
+
+// timeTicks labels the time axis every 1, 2 or 5 × 10^k units, six to
+// twelve labels across the window (gonum's default gives about three).
+type timeTicks struct{}
+
+func (timeTicks) Ticks(lo, hi float64) []plot.Tick {
+	if hi <= lo {
+		return nil
+	}
+	step := math.Pow(10, math.Floor(math.Log10((hi-lo)/6)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if (hi-lo)/(step*m) <= 12 {
+			step *= m
+			break
+		}
+	}
+	var ts []plot.Tick
+	for x := math.Ceil(lo/step) * step; x <= hi; x += step {
+		ts = append(ts, plot.Tick{Value: x, Label: trimFloat(math.Round(x/step) * step)})
+	}
+	return ts
+}
 
 // rowTicks labels the rows with their P and node.
 type rowTicks struct{ v *view }

@@ -156,3 +156,17 @@ func TestPlotMarks(t *testing.T) {
 		t.Error("a P that never ran: no error")
 	}
 }
+
+func TestTimeTicks(t *testing.T) {
+	for _, c := range []struct{ lo, hi float64 }{{49621.1, 51621.1}, {0, 1}, {20000, 21000}, {3, 3.5}} {
+		ts := timeTicks{}.Ticks(c.lo, c.hi)
+		if len(ts) < 5 || len(ts) > 13 {
+			t.Errorf("[%v, %v]: %d ticks, want 5 to 13", c.lo, c.hi, len(ts))
+		}
+		for _, tk := range ts {
+			if tk.Value < c.lo || tk.Value > c.hi {
+				t.Errorf("[%v, %v]: tick %v outside", c.lo, c.hi, tk.Value)
+			}
+		}
+	}
+}
