@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/schedlab/schedlab/src/internal/census"
-	"github.com/schedlab/schedlab/src/internal/harness"
+	"github.com/schedlab/schedlab/src/internal/physical"
+	"github.com/schedlab/schedlab/src/internal/results"
+	"github.com/schedlab/schedlab/src/internal/toolchain"
 )
 
 // errGate is returned when the census gate fails.
@@ -44,19 +46,19 @@ func cmdCensus(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	upstream, err := harness.ReadUpstream(filepath.Join(r, "toolchain", "UPSTREAM"))
+	upstream, err := toolchain.ReadUpstream(filepath.Join(r, "toolchain", "UPSTREAM"))
 	if err != nil {
 		return err
 	}
-	seriesHash, err := harness.SeriesHash(filepath.Join(r, "patches"))
+	seriesHash, err := toolchain.SeriesHash(filepath.Join(r, "patches"))
 	if err != nil {
 		return err
 	}
-	stock, err := harness.ResolveToolchain(r, "stock", upstream, seriesHash)
+	stock, err := toolchain.Resolve(r, "stock", upstream, seriesHash)
 	if err != nil {
 		return err
 	}
-	patched, err := harness.ResolveToolchain(r, "patched", upstream, seriesHash)
+	patched, err := toolchain.Resolve(r, "patched", upstream, seriesHash)
 	if err != nil {
 		return err
 	}
@@ -84,10 +86,10 @@ func cmdCensus(ctx context.Context, args []string) error {
 		"command": commandLine(os.Args), "started": started.UTC().Truncate(time.Second), "finished": time.Now().UTC().Truncate(time.Second),
 		"upstream": upstream, "series": seriesHash, "stock": stock.Version, "patched": patched.Version,
 		"layouts": *layouts, "threshold_percent": *threshold, "gomaxprocs": 1, "godebug": "none",
-		"project": harness.ProbeProvenance(r), "machine": harness.ProbeMachine(),
+		"project": results.ProbeProvenance(r), "machine": physical.ProbeMachine(),
 	}
 	data, _ := json.MarshalIndent(meta, "", "  ")
-	if err := os.WriteFile(filepath.Join(dir, harness.MetadataFile), append(data, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, results.MetadataFile), append(data, '\n'), 0o644); err != nil {
 		return err
 	}
 	readme := fmt.Sprintf("# Instruction census: stock %s vs patched %s\n\n"+

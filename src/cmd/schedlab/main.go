@@ -30,8 +30,15 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/schedlab/schedlab/src/internal/harness"
+	"github.com/schedlab/schedlab/src/internal/bench"
+	"github.com/schedlab/schedlab/src/internal/merge"
+	"github.com/schedlab/schedlab/src/internal/physical"
+	"github.com/schedlab/schedlab/src/internal/report"
+	"github.com/schedlab/schedlab/src/internal/results"
+	"github.com/schedlab/schedlab/src/internal/stats"
 	"github.com/schedlab/schedlab/src/internal/timeline"
+	"github.com/schedlab/schedlab/src/internal/toolchain"
+	"github.com/schedlab/schedlab/src/internal/trace"
 )
 
 const usage = `usage: schedlab <command> [flags]
@@ -110,7 +117,7 @@ const RootEnv = "SCHEDLAB_ROOT"
 // first, so that it runs its own toolchain from any directory.
 func root() (string, error) {
 	if r := os.Getenv(RootEnv); r != "" {
-		d, err := harness.FindRoot(r)
+		d, err := toolchain.FindRoot(r)
 		if err != nil {
 			return "", fmt.Errorf("%s=%s: %v", RootEnv, r, err)
 		}
@@ -118,7 +125,7 @@ func root() (string, error) {
 	}
 	if exe, err := os.Executable(); err == nil {
 		if exe, err = filepath.EvalSymlinks(exe); err == nil {
-			if d, err := harness.FindRoot(filepath.Dir(exe)); err == nil {
+			if d, err := toolchain.FindRoot(filepath.Dir(exe)); err == nil {
 				return d, nil
 			}
 		}
@@ -127,7 +134,7 @@ func root() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	d, err := harness.FindRoot(wd)
+	d, err := toolchain.FindRoot(wd)
 	if err != nil {
 		return "", fmt.Errorf("cannot find the schedlab checkout from this binary or %s; run it inside the checkout or set %s to it", wd, RootEnv)
 	}
@@ -146,7 +153,7 @@ func defaultOut(root, suite string) string {
 	base := filepath.Join(root, "runs", fmt.Sprintf("%s-%s-%s", time.Now().Format("2006-01-02"), host, suite))
 	out := base
 	for i := 2; ; i++ {
-		if _, err := os.Stat(filepath.Join(out, harness.RawFile)); err != nil {
+		if _, err := os.Stat(filepath.Join(out, results.RawFile)); err != nil {
 			return out
 		}
 		out = fmt.Sprintf("%s-%d", base, i)
@@ -163,21 +170,21 @@ type benchFlags struct {
 }
 
 func (f *benchFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.suite, "suite", "quick", "suite to run: "+strings.Join(harness.SuiteNames, ", "))
+	fs.StringVar(&f.suite, "suite", "quick", "suite to run: "+strings.Join(bench.SuiteNames, ", "))
 	fs.StringVar(&f.bench, "bench", "", "run only the suite's benchmarks whose name matches this regexp")
 	fs.StringVar(&f.benchtime, "benchtime", "", "override every benchmark's -test.benchtime (e.g. 500ms, 100x)")
 	fs.StringVar(&f.cpu, "cpu", "", "GOMAXPROCS for every benchmark, passed as -test.cpu (e.g. 8); default: the machine's")
 	fs.StringVar(&f.out, "out", "", "results folder, which must not hold results yet (default runs/<date>-<host>-<suite>[-N]/)")
 	fs.IntVar(&f.count, "count", 10, "rounds: runs of every benchmark per variant")
-	fs.IntVar(&f.copies, "copies", 1, "processes of the benchmark per run, started side by side (the multi-process case); "+harness.RawFile+" gets their mean, "+harness.CopiesFile+" each copy's results")
+	fs.IntVar(&f.copies, "copies", 1, "processes of the benchmark per run, started side by side (the multi-process case); "+results.RawFile+" gets their mean, "+results.CopiesFile+" each copy's results")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "time limit of one run of one benchmark")
 	fs.BoolVar(&f.noReport, "noreport", false, "do not write the report (README, plots) at the end")
 	fs.StringVar(&f.measure, "measure", "", "what to measure: the benchmarks' own units (default), or 'instructions': instructions/op under cachegrind, GOMAXPROCS=1 unless -cpu, at -benchtime Nx if given, else at an iteration count calibrated per benchmark")
-	fs.StringVar(&f.profile, "profile", "", "after the rounds, one more run of every benchmark under every variant writing these profiles into "+harness.ProfilesDir+"/: a list of block, mutex (every event recorded); the report lists the top blocking sites per variant")
+	fs.StringVar(&f.profile, "profile", "", "after the rounds, one more run of every benchmark under every variant writing these profiles into "+results.ProfilesDir+"/: a list of block, mutex (every event recorded); the report lists the top blocking sites per variant")
 	fs.BoolVar(&f.trace, "trace", false, "after the rounds, trace one run of every benchmark under every variant (schedlab toolchains with GODEBUG=tracesteal=1) into traces/ and analyse its steals")
 }
 
-func runBench(ctx context.Context, f *benchFlags, variants []harness.Variant, sweep *harness.SweepInfo) error {
+func runBench(ctx context.Context, f *benchFlags, variants []bench.Variant, sweep *results.SweepInfo) error {
 	r, err := root()
 	if err != nil {
 		return err
@@ -192,11 +199,11 @@ func runBench(ctx context.Context, f *benchFlags, variants []harness.Variant, sw
 	if f.copies < 1 {
 		return fmt.Errorf("-copies %d: want at least 1", f.copies)
 	}
-	profiles, err := harness.ParseProfileKinds(f.profile)
+	profiles, err := bench.ParseProfileKinds(f.profile)
 	if err != nil {
 		return err
 	}
-	suite, err := harness.LoadSuite(r, f.suite)
+	suite, err := bench.LoadSuite(r, f.suite)
 	if err != nil {
 		return err
 	}
@@ -215,21 +222,21 @@ func runBench(ctx context.Context, f *benchFlags, variants []harness.Variant, sw
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(filepath.Join(out, harness.RawFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(out, results.RawFile)); err == nil {
 		return fmt.Errorf("%s already holds results: a rerun gets a new folder (name another -out, or omit it)", out)
 	}
-	_, berr := harness.Bench(ctx, harness.BenchOptions{
+	_, berr := bench.Run(ctx, bench.Options{
 		Root: r, Suite: suite, Variants: variants, Count: f.count, Benchtime: f.benchtime,
 		CPU: f.cpu, Timeout: f.timeout, Out: out, Command: commandLine(os.Args),
 		Stderr: os.Stderr, Sweep: sweep, Trace: f.trace, Profile: profiles, Copies: f.copies, Measure: f.measure,
 	})
-	if berr != nil && !errors.Is(berr, harness.ErrFailures) && !errors.Is(berr, context.Canceled) {
-		if _, err := os.Stat(filepath.Join(out, harness.RawFile)); err != nil {
+	if berr != nil && !errors.Is(berr, bench.ErrFailures) && !errors.Is(berr, context.Canceled) {
+		if _, err := os.Stat(filepath.Join(out, results.RawFile)); err != nil {
 			return berr
 		}
 	}
-	if _, err := os.Stat(filepath.Join(out, harness.RawFile)); err == nil && !f.noReport {
-		if err := report(out); err != nil {
+	if _, err := os.Stat(filepath.Join(out, results.RawFile)); err == nil && !f.noReport {
+		if err := writeReport(out); err != nil {
 			fmt.Fprintf(os.Stderr, "schedlab: report: %v\n", err)
 		}
 	}
@@ -247,11 +254,11 @@ func cmdBench(ctx context.Context, args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("bench: unexpected arguments %q", fs.Args())
 	}
-	vs, err := harness.ParseVariants(f.variants)
+	vs, err := bench.ParseVariants(f.variants)
 	if err != nil {
 		return err
 	}
-	if err := harness.ApplyWrappers(vs, f.wraps); err != nil {
+	if err := bench.ApplyWrappers(vs, f.wraps); err != nil {
 		return err
 	}
 	return runBench(ctx, &f, vs, nil)
@@ -271,20 +278,20 @@ func cmdSweep(ctx context.Context, args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("sweep: unexpected arguments %q", fs.Args())
 	}
-	tos, err := harness.ParseTradeoffs(*tradeoffs)
+	tos, err := bench.ParseTradeoffs(*tradeoffs)
 	if err != nil {
 		return err
 	}
-	name, values, err := harness.ParseKnobSweep(*knob)
+	name, values, err := bench.ParseKnobSweep(*knob)
 	if err != nil {
 		return err
 	}
-	vs, err := harness.SweepVariants(*tc, name, values, *godebug)
+	vs, err := bench.SweepVariants(*tc, name, values, *godebug)
 	if err != nil {
 		return err
 	}
 	if len(f.variants) > 0 {
-		extra, err := harness.ParseVariants(f.variants)
+		extra, err := bench.ParseVariants(f.variants)
 		if err != nil {
 			return err
 		}
@@ -299,7 +306,7 @@ func cmdSweep(ctx context.Context, args []string) error {
 			ms = append(ms, m)
 		}
 	}
-	return runBench(ctx, &f, vs, &harness.SweepInfo{Knob: name, Values: values, Metrics: ms, Tradeoffs: tos})
+	return runBench(ctx, &f, vs, &results.SweepInfo{Knob: name, Values: values, Metrics: ms, Tradeoffs: tos})
 }
 
 func cmdCompare(args []string) error {
@@ -315,10 +322,10 @@ func cmdCompare(args []string) error {
 	paths := fs.Args()
 	for i, p := range paths {
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			paths[i] = filepath.Join(p, harness.RawFile)
+			paths[i] = filepath.Join(p, results.RawFile)
 		}
 	}
-	c, err := harness.Compare(paths, harness.CompareOptions{Col: *col, Base: *base, Alpha: *alpha})
+	c, err := stats.Compare(paths, stats.CompareOptions{Col: *col, Base: *base, Alpha: *alpha})
 	if err != nil {
 		return err
 	}
@@ -348,8 +355,8 @@ func cmdCompare(args []string) error {
 	return nil
 }
 
-func report(dir string) error {
-	res, err := harness.Report(dir)
+func writeReport(dir string) error {
+	res, err := report.Write(dir)
 	if err != nil {
 		return err
 	}
@@ -358,7 +365,7 @@ func report(dir string) error {
 	for _, w := range res.SelfCheck {
 		fmt.Fprintf(os.Stderr, "schedlab: WARNING: %s\n", w)
 	}
-	if meta, err := harness.ReadMetadata(dir); err == nil {
+	if meta, err := results.ReadMetadata(dir); err == nil {
 		if vs := res.Verdicts(meta); len(vs) > 0 {
 			fmt.Println("\nVerdicts (Mann-Whitney U at α=0.05, Holm's correction over the rows; for `~` rows, the")
 			fmt.Println("largest difference the two 95% CIs allow, which the run could have missed):")
@@ -373,7 +380,7 @@ func report(dir string) error {
 			fmt.Fprintf(os.Stderr, "schedlab: failure: %s\n", strings.SplitN(f, "\n", 2)[0])
 		}
 	}
-	fmt.Printf("\nreport: %s\n", filepath.Join(dir, harness.ReadmeFile))
+	fmt.Printf("\nreport: %s\n", filepath.Join(dir, results.ReadmeFile))
 	return nil
 }
 
@@ -385,15 +392,15 @@ func cmdReport(args []string) error {
 		return fmt.Errorf("report: give one results folder")
 	}
 	if *tradeoffs != "" {
-		tos, err := harness.ParseTradeoffs(*tradeoffs)
+		tos, err := bench.ParseTradeoffs(*tradeoffs)
 		if err != nil {
 			return err
 		}
-		if err := harness.SetTradeoffs(fs.Arg(0), tos); err != nil {
+		if err := results.SetTradeoffs(fs.Arg(0), tos); err != nil {
 			return err
 		}
 	}
-	return report(fs.Arg(0))
+	return writeReport(fs.Arg(0))
 }
 
 func cmdSuites(args []string) error {
@@ -401,8 +408,8 @@ func cmdSuites(args []string) error {
 	if err != nil {
 		return err
 	}
-	for _, name := range harness.SuiteNames {
-		s, err := harness.LoadSuite(r, name)
+	for _, name := range bench.SuiteNames {
+		s, err := bench.LoadSuite(r, name)
 		if err != nil {
 			fmt.Printf("%s: %v\n", name, err)
 			continue
@@ -424,7 +431,7 @@ func cmdDoctor(args []string) error {
 	asJSON := fs.Bool("json", false, "write JSON instead of text")
 	sample := fs.Duration("sample", time.Second, "how long to sample other load on the machine (0: skip)")
 	fs.Parse(args)
-	d := harness.RunDoctor(harness.DoctorOptions{Sample: *sample, Perf: true})
+	d := physical.RunDoctor(physical.DoctorOptions{Sample: *sample, Perf: true})
 	if *asJSON {
 		return d.WriteJSON(os.Stdout)
 	}
@@ -446,7 +453,7 @@ func cmdMerge(args []string) error {
 	if fs.NArg() < 1 {
 		return fmt.Errorf("merge: give at least one results folder")
 	}
-	res, err := harness.Merge(*out, fs.Args())
+	res, err := merge.Folders(*out, fs.Args())
 	if err != nil {
 		return err
 	}
@@ -456,7 +463,7 @@ func cmdMerge(args []string) error {
 	for _, w := range res.Warnings {
 		fmt.Fprintf(os.Stderr, "schedlab: warning: %s\n", w)
 	}
-	fmt.Printf("\nreport: %s\n", filepath.Join(*out, harness.ReadmeFile))
+	fmt.Printf("\nreport: %s\n", filepath.Join(*out, results.ReadmeFile))
 	return nil
 }
 
@@ -466,15 +473,15 @@ func cmdMerge(args []string) error {
 func commandLine(args []string) string {
 	q := []string{"schedlab"}
 	for _, a := range args[1:] {
-		q = append(q, harness.ShellQuote(a))
+		q = append(q, results.ShellQuote(a))
 	}
 	return strings.Join(q, " ")
 }
 
 func cmdTrace(args []string) error {
 	fs := flag.NewFlagSet("trace", flag.ExitOnError)
-	out := fs.String("out", "", "folder for "+harness.StealsCSVFile+", "+harness.StealTextFile+", "+harness.StealMatrixFile+" and "+harness.TimelineFile+" (default: the trace's folder)")
-	tl := fs.Bool("timeline", false, "also draw a per-P timeline of a window of the trace as "+harness.TimelineFile+" and .png")
+	out := fs.String("out", "", "folder for "+trace.StealsCSVFile+", "+trace.StealTextFile+", "+trace.StealMatrixFile+" and "+trace.TimelineFile+" (default: the trace's folder)")
+	tl := fs.Bool("timeline", false, "also draw a per-P timeline of a window of the trace as "+trace.TimelineFile+" and .png")
 	from := fs.Duration("from", 0, "with -timeline: the window's start, as time since the trace began (e.g. 150ms); default: the middle "+time.Duration(timeline.DefaultWindow).String()+" of the trace")
 	to := fs.Duration("to", 0, "with -timeline: the window's end (default -from + "+time.Duration(timeline.DefaultWindow).String()+")")
 	psList := fs.String("ps", "", "with -timeline: the Ps to show, e.g. 0,2,4-7 (default: every P that ran a goroutine)")
@@ -508,7 +515,7 @@ func cmdTrace(args []string) error {
 	if err != nil {
 		return err
 	}
-	tc, err := harness.ResolveToolchain(r, "patched", "", "")
+	tc, err := toolchain.Resolve(r, "patched", "", "")
 	if err != nil {
 		return err
 	}
@@ -516,7 +523,7 @@ func cmdTrace(args []string) error {
 	if dir == "" {
 		dir = filepath.Dir(file)
 	}
-	s, err := harness.AnalyzeTrace(tc, file, dir, filepath.Base(file))
+	s, err := trace.Analyze(tc, file, dir, filepath.Base(file))
 	if err != nil {
 		return err
 	}
@@ -524,13 +531,13 @@ func cmdTrace(args []string) error {
 	if s.Steals+s.TimerSteals == 0 && len(s.Procs) == 0 {
 		fmt.Println("\nno Steal events: was the trace taken with GODEBUG=tracesteal=1 and the patched toolchain?")
 	}
-	fmt.Printf("\nwrote %s, %s and %s in %s\n", harness.StealsCSVFile, harness.StealTextFile, harness.StealMatrixFile, dir)
+	fmt.Printf("\nwrote %s, %s and %s in %s\n", trace.StealsCSVFile, trace.StealTextFile, trace.StealMatrixFile, dir)
 	if *tl {
-		what, err := harness.DrawTimeline(tc, file, dir, filepath.Base(file), timeline.Options{From: from.Nanoseconds(), To: to.Nanoseconds(), Ps: ps})
+		what, err := trace.DrawTimeline(tc, file, dir, filepath.Base(file), timeline.Options{From: from.Nanoseconds(), To: to.Nanoseconds(), Ps: ps})
 		if err != nil {
 			return err
 		}
-		fmt.Printf("wrote %s (and .png): %s\n", filepath.Join(dir, harness.TimelineFile), what)
+		fmt.Printf("wrote %s (and .png): %s\n", filepath.Join(dir, trace.TimelineFile), what)
 	}
 	return nil
 }

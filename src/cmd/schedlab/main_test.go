@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/schedlab/schedlab/src/internal/harness"
+	"github.com/schedlab/schedlab/src/internal/toolchain"
 )
 
 func TestCommandLine(t *testing.T) {
@@ -48,7 +48,7 @@ func TestRoot(t *testing.T) {
 	tmp := t.TempDir()
 	co := filepath.Join(tmp, "checkout")
 	os.MkdirAll(filepath.Join(co, ".bin"), 0o755)
-	os.WriteFile(filepath.Join(co, "go.mod"), []byte("module "+harness.ModulePath+"\n"), 0o644)
+	os.WriteFile(filepath.Join(co, "go.mod"), []byte("module "+toolchain.ModulePath+"\n"), 0o644)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

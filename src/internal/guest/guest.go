@@ -199,7 +199,7 @@ func InitScript(o *Options) string {
 		fmt.Fprintf(&b, "echo %d > /proc/sys/kernel/numa_balancing\n", o.Balancing)
 	}
 	b.WriteString("cd /tmp/home\n")
-	// SCHEDLAB_VM is harness.GuestEnv: schedlab doctor says it is
+	// SCHEDLAB_VM is physical.GuestEnv: schedlab doctor says it is
 	// emulated.
 	b.WriteString("export OUT=/tmp/out HOME=/tmp/home TMPDIR=/tmp SCHEDLAB_VM='QEMU TCG'\n")
 	for _, kv := range o.Env {

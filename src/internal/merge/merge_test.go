@@ -1,0 +1,373 @@
+package merge
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/schedlab/schedlab/src/internal/benchstattest"
+	"github.com/schedlab/schedlab/src/internal/physical"
+	"github.com/schedlab/schedlab/src/internal/results"
+	"github.com/schedlab/schedlab/src/internal/stats"
+	"github.com/schedlab/schedlab/src/internal/toolchain"
+)
+
+// fakeHost describes a fake results folder for the merge tests.
+type fakeHost struct {
+	host     string
+	series   string
+	doctor   *physical.Doctor
+	physical bool
+	procs    int // the benchmarks' -N suffix; 8 if 0
+}
+
+// fakeResults writes a small results folder into dir: metadata.json and
+// a bench.txt in which, over 6 rounds, "patched" is 20% faster than
+// "stock" on Fast and the same on Same, and reports an on-node-share.
+func fakeResults(t *testing.T, dir string, h fakeHost) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if h.series == "" {
+		h.series = "6827cade46ef"
+	}
+	if h.procs == 0 {
+		h.procs = 8
+	}
+	start := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	meta := &results.Metadata{
+		Suite: "workloads", Count: 6, Timeout: "10m0s", Started: start, Finished: start.Add(time.Hour), Complete: true,
+		Machine: physical.Machine{Host: h.host, CPU: "Fake CPU", Cores: 8, NUMANodes: 2},
+		Doctor:  h.doctor, Upstream: "go1.27.4", Series: h.series,
+		Variants: []results.VariantMeta{{Name: "stock", Toolchain: "stock", Series: "none"}, {Name: "patched", Toolchain: "patched", Series: h.series}},
+		Targets:  []string{"workloads.Fast", "workloads.Same"},
+	}
+	if err := meta.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	var raw, phys strings.Builder
+	for round := 1; round <= 6; round++ {
+		// patched first in odd rounds, so the first seen is not the base.
+		variants := []string{"patched", "stock"}
+		if round%2 == 0 {
+			variants = []string{"stock", "patched"}
+		}
+		for _, v := range variants {
+			cfg := results.BlockConfig{Variant: v, Toolchain: "go1.27.4", Upstream: "go1.27.4", Series: "none", GOMAXPROCS: "8", CPU: "Fake CPU", NUMANodes: 2}
+			fast := 1000.0 + float64(round)
+			share := 0.5 + float64(round)/100
+			if v == "patched" {
+				cfg.Toolchain, cfg.Series = "go1.27.4-schedlab.1-"+h.series, h.series
+				fast *= 0.8
+				share += 0.2
+			}
+			same := 2000.0 + float64((round*7)%6)
+			fmt.Fprintf(&raw, "\n# round %d, workloads.Fast\n%sUnit on-node-share better=higher\ngoos: linux\ngoarch: amd64\npkg: example.com/workloads\n", round, cfg.Lines())
+			fmt.Fprintf(&raw, "BenchmarkFast-%d \t 1000\t %.1f ns/op\t %.3f on-node-share\n", h.procs, fast, share)
+			fmt.Fprintf(&raw, "BenchmarkSame-%d \t 1000\t %.1f ns/op\n", h.procs, same)
+			fmt.Fprintf(&phys, "\n%sUnit local-alloc-share better=higher\nBenchmarkPhysicalFast 1 %.3f local-alloc-share\n", cfg.Lines(), share)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, results.RawFile), []byte(raw.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if h.physical {
+		if err := os.WriteFile(filepath.Join(dir, results.PhysicalFile), []byte(phys.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// readMerged parses a merged benchmark file and returns its results'
+// host and topology values and how many results it holds.
+func readMerged(t *testing.T, path string) (hosts, topos []string, n int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := benchfmt.NewReader(f, path)
+	for r.Scan() {
+		switch rec := r.Result().(type) {
+		case *benchfmt.SyntaxError:
+			t.Errorf("%s: %v", path, rec)
+		case *benchfmt.Result:
+			n++
+			h, topo := rec.GetConfig("host"), rec.GetConfig("topology")
+			if h == "" || topo == "" {
+				t.Errorf("%s: result %s lacks host or topology (host %q, topology %q)", path, rec.Name.Full(), h, topo)
+			}
+			if rec.GetConfig("variant") == "" {
+				t.Errorf("%s: result %s lost its variant", path, rec.Name.Full())
+			}
+			if !slices.Contains(hosts, h) {
+				hosts = append(hosts, h)
+			}
+			if !slices.Contains(topos, topo) {
+				topos = append(topos, topo)
+			}
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return hosts, topos, n
+}
+
+func TestMerge(t *testing.T) {
+	tmp := t.TempDir()
+	a, b := filepath.Join(tmp, "a"), filepath.Join(tmp, "b")
+	doc := &physical.Doctor{Nodes: []physical.DoctorNode{{ID: 0, CPUs: "0-3", Distances: "10 21"}, {ID: 1, CPUs: "4-7", Distances: "21 10"}}, Warnings: []string{"numa balancing on"}}
+	fakeResults(t, a, fakeHost{host: "alpha", doctor: doc, physical: true})
+	fakeResults(t, b, fakeHost{host: "beta", procs: 4}) // rows Fast-4, Same-4: they line up with alpha's Fast-8, Same-8
+	out := filepath.Join(tmp, "merged")
+	res, err := Folders(out, []string{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := []string{res.Sources[0].Host, res.Sources[1].Host}; !slices.Equal(got, []string{"alpha", "beta"}) {
+		t.Errorf("hosts %v", got)
+	}
+	if got, want := res.Sources[0].Topology, "2 node(s), 8 CPUs; node0 0-3, node1 4-7"; got != want {
+		t.Errorf("topology with doctor: %q, want %q", got, want)
+	}
+	if got, want := res.Sources[1].Topology, "2 node(s), 8 CPUs"; got != want {
+		t.Errorf("topology without doctor: %q, want %q", got, want)
+	}
+	for _, s := range res.Sources {
+		if s.Base != "stock" || s.Results != 24 {
+			t.Errorf("%s: base %q, %d results; want stock, 24", s.Host, s.Base, s.Results)
+		}
+	}
+
+	hosts, topos, n := readMerged(t, filepath.Join(out, results.RawFile))
+	if !slices.Equal(hosts, []string{"alpha", "beta"}) || len(topos) != 2 || n != 48 {
+		t.Errorf("merged bench.txt: hosts %v, topologies %q, %d results; want alpha, beta, 2, 48", hosts, topos, n)
+	}
+	// Only a has physical.txt; the merged one holds its results.
+	hosts, _, n = readMerged(t, filepath.Join(out, results.PhysicalFile))
+	if !slices.Equal(hosts, []string{"alpha"}) || n != 12 {
+		t.Errorf("merged physical.txt: hosts %v, %d results; want alpha, 12", hosts, n)
+	}
+	// The merged file still compares: per host, the same tables.
+	c, err := stats.Compare([]string{filepath.Join(out, results.RawFile)}, stats.CompareOptions{Col: "host"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.Cols, []string{"alpha", "beta"}) {
+		t.Errorf("merged bench.txt by host: columns %v", c.Cols)
+	}
+
+	if _, err := os.Stat(filepath.Join(out, results.MetadataFile)); err == nil {
+		t.Errorf("merge wrote %s", results.MetadataFile)
+	}
+	var rec Result
+	data, err := os.ReadFile(filepath.Join(out, RecordFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Sources) != 2 || rec.Sources[0].Path != a || rec.Sources[0].Suite != "workloads" || !slices.Equal(rec.Sources[0].Variants, []string{"stock", "patched"}) || rec.Sources[0].Count != 6 {
+		t.Errorf("%s: sources %+v", RecordFile, rec.Sources)
+	}
+
+	bs, err := os.ReadFile(filepath.Join(out, results.BenchstatFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# host alpha\n", "# host beta\n", "vs stock"} {
+		if !strings.Contains(string(bs), want) {
+			t.Errorf("%s lacks %q:\n%s", results.BenchstatFile, want, bs)
+		}
+	}
+
+	readme, err := os.ReadFile(filepath.Join(out, results.ReadmeFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd := string(readme)
+	for _, want := range []string{
+		"| alpha |", "| beta |", "schedlab merge -out " + out + " " + a + " " + b,
+		"### sec/op", "### on-node-share",
+		"| Fast | patched | -20.0% (p=0.002) | -20.0% (p=0.002) |", // a delta cell, per host
+		"| Same | patched | ~ (±0.2%) | ~ (±0.2%) |",
+		"| Fast | patched | +37.4% (p=0.002) | +37.4% (p=0.002) |", // on-node-share
+		"benchstat -col variant -row .fullname,host -ignore toolchain,godebug,series bench.txt",
+		"benchstat -filter host:alpha -col 'variant@(stock patched)' -ignore toolchain,godebug,series bench.txt",
+		"| 2 node(s), 8 CPUs; node0 0-3, node1 4-7 |", "| 1 |", "no doctor report",
+	} {
+		if !strings.Contains(rd, want) {
+			t.Errorf("README lacks %q:\n%s", want, rd)
+		}
+	}
+	if strings.Contains(rd, "## Warnings") {
+		t.Errorf("README has warnings for matching folders:\n%s", rd)
+	}
+}
+
+func TestMergeDuplicateHosts(t *testing.T) {
+	tmp := t.TempDir()
+	dirs := []string{filepath.Join(tmp, "run1"), filepath.Join(tmp, "run2"), filepath.Join(tmp, "x", "run1"), filepath.Join(tmp, "other")}
+	for i, d := range dirs {
+		h := fakeHost{host: "vm"}
+		if i == 3 {
+			h = fakeHost{host: "solo", series: "aaaaaaaaaaaa"}
+		}
+		fakeResults(t, d, h)
+	}
+	res, err := Folders(filepath.Join(tmp, "out"), dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range res.Sources {
+		got = append(got, s.Host)
+	}
+	want := []string{"vm (run1) #1", "vm (run2)", "vm (run1) #2", "solo"}
+	if !slices.Equal(got, want) {
+		t.Errorf("host labels %q, want %q", got, want)
+	}
+	hosts, _, _ := readMerged(t, filepath.Join(tmp, "out", results.RawFile))
+	if !slices.Equal(hosts, want) {
+		t.Errorf("merged bench.txt hosts %q, want %q", hosts, want)
+	}
+	// Different series: allowed, with a warning.
+	readme, err := os.ReadFile(filepath.Join(tmp, "out", results.ReadmeFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "## Warnings") || !strings.Contains(string(readme), "different patch series") {
+		t.Errorf("README does not warn of the different series:\n%s", readme)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "out", results.PhysicalFile)); err == nil {
+		t.Errorf("merge wrote %s though no source has one", results.PhysicalFile)
+	}
+}
+
+func TestMergeErrors(t *testing.T) {
+	tmp := t.TempDir()
+	good := filepath.Join(tmp, "good")
+	fakeResults(t, good, fakeHost{host: "h"})
+	empty := filepath.Join(tmp, "not-results")
+	os.MkdirAll(empty, 0o755)
+	noBench := filepath.Join(tmp, "no-bench")
+	fakeResults(t, noBench, fakeHost{host: "h"})
+	os.Remove(filepath.Join(noBench, results.RawFile))
+
+	if _, err := Folders(filepath.Join(tmp, "o0"), nil); err == nil {
+		t.Errorf("merging no folders: no error")
+	}
+	for _, bad := range []string{empty, noBench, filepath.Join(tmp, "missing")} {
+		_, err := Folders(filepath.Join(tmp, "o1"), []string{good, bad})
+		if err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "not a schedlab results folder") {
+			t.Errorf("merging %s: %v; want an error naming it", bad, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "o1", results.RawFile)); err == nil {
+		t.Errorf("a failed merge wrote %s", results.RawFile)
+	}
+	// An out folder that holds results is refused (a source is one).
+	if _, err := Folders(good, []string{good}); err == nil || !strings.Contains(err.Error(), "already holds results") {
+		t.Errorf("merging into a results folder: %v", err)
+	}
+	// A single folder merges.
+	if _, err := Folders(filepath.Join(tmp, "o2"), []string{good}); err != nil {
+		t.Errorf("merging one folder: %v", err)
+	}
+}
+
+// TestMergeBenchstatReproducesHosts merges two committed results
+// folders and runs the real benchstat with the README's per-host
+// command lines: each must reproduce that host's tables in
+// benchstat.txt, and the all-hosts command must run.
+func TestMergeBenchstatReproducesHosts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds benchstat")
+	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("no go command: %v", err)
+	}
+	root, err := toolchain.FindRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, f := range []string{"2026-11-30-vm-numa-3", "2026-11-30-vm-cost-workloads-4"} {
+		d := filepath.Join(root, "results", f)
+		if _, err := os.Stat(filepath.Join(d, results.RawFile)); err != nil {
+			t.Skipf("%s: %v", f, err)
+		}
+		dirs = append(dirs, d)
+	}
+	out := filepath.Join(t.TempDir(), "merged")
+	res, err := Folders(out, dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "benchstat")
+	build := exec.Command(goCmd, "build", "-o", bin, "golang.org/x/perf/cmd/benchstat")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build golang.org/x/perf/cmd/benchstat: %v\n%s", err, out)
+	}
+	run := func(args []string) []byte {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = out
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		got, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("benchstat %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
+		}
+		return got
+	}
+	run(mergeBenchstatArgs)
+	for i, s := range res.Sources {
+		t.Run(s.Host, func(t *testing.T) {
+			var tb bytes.Buffer
+			res.Comparisons[i].WriteText(&tb)
+			want, err := benchstattest.Parse(tb.String(), true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := benchstattest.Parse(string(run(hostBenchstatArgs(s.Host, res.Comparisons[i]))), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			benchstattest.Compare(t, got, want)
+		})
+	}
+}
+
+func TestCrossHostNames(t *testing.T) {
+	rows := func(names ...string) *stats.UnitTable {
+		t := &stats.UnitTable{}
+		for _, n := range names {
+			t.Rows = append(t.Rows, &stats.Row{Name: n})
+		}
+		return t
+	}
+	for _, tc := range []struct{ in, want []string }{
+		{[]string{"Fast-8", "Same-8", "Sub/n=2-8", "NoProcs"}, []string{"Fast", "Same", "Sub/n=2", "NoProcs"}},
+		{[]string{"Fast-2", "Fast-8"}, []string{"Fast-2", "Fast-8"}}, // -test.cpu=2,8: keep them apart
+		{[]string{"Odd-", "-8"}, []string{"Odd-", "-8"}},
+	} {
+		if got := crossHostNames(rows(tc.in...)); !slices.Equal(got, tc.want) {
+			t.Errorf("crossHostNames(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,292 @@
+// Package plots draws the figures of a report (Write), from a
+// stats.Comparison: the change of each variant against the base, the
+// levels of each variant, a sweep's metrics against its knob, and
+// trade-offs between two metrics. Every other figure schedlab makes (the
+// steal matrix, the timeline) is saved through it too (Save), so that
+// all share one format.
+//
+// The plots of a report are made to go into a paper as they are:
+//
+//   - every axis names a quantity and its unit (times scaled to s, ms,
+//     µs or ns; shares in %; knobs in their own unit);
+//   - knob sweeps that span a decade or more use a log axis, ticked at
+//     the values that ran;
+//   - every median comes with its 95% CI, and levels and sweeps also show
+//     each run, so a reader sees the spread behind a median;
+//   - reference variants (stock in a sweep) are a line with their CI as a
+//     band, inside the plotted range;
+//   - in change plots, differences that are not significant are pale, and
+//     the legend says so.
+//
+// Each plot is written as SVG and, next to it, as PNG.
+package plots
+
+import (
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/schedlab/schedlab/src/internal/results"
+	"github.com/schedlab/schedlab/src/internal/stats"
+)
+
+// plotWidth is the width of every plot: a single column of a two-column
+// paper page scaled to fit, or a full-width figure.
+const plotWidth = 6.5 * vg.Inch
+
+// Write writes the plots of a report and returns their paths
+// (the SVGs) relative to dir: for a comparison, the change of each
+// variant against the base per unit, and the levels of each variant for
+// shares (and for every unit when there is only one variant); for a
+// sweep, each chosen metric against the knob, and the trade-offs.
+func Write(dir string, c *stats.Comparison, meta *results.Metadata) ([]string, error) {
+	if err := os.MkdirAll(filepath.Join(dir, results.PlotsDir), 0o755); err != nil {
+		return nil, err
+	}
+	var out []string
+	if meta.Sweep == nil {
+		for _, t := range c.Tables {
+			if len(c.Cols) > 1 {
+				rel := filepath.Join(results.PlotsDir, "delta-"+unitFile(t.Unit)+".svg")
+				if err := plotDeltas(filepath.Join(dir, rel), c, t); err != nil {
+					return nil, err
+				}
+				out = append(out, rel)
+			}
+			if len(c.Cols) == 1 || strings.HasSuffix(t.Unit, "-share") {
+				rel := filepath.Join(results.PlotsDir, "levels-"+unitFile(t.Unit)+".svg")
+				if err := plotLevels(filepath.Join(dir, rel), c, t); err != nil {
+					return nil, err
+				}
+				out = append(out, rel)
+			}
+		}
+	}
+	if meta.Sweep != nil {
+		ps, err := plotSweep(dir, c, meta.Sweep)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ps...)
+		ps, err = plotTradeoffs(dir, c, meta.Sweep)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ps...)
+	}
+	return out, nil
+}
+
+// Save writes p as an SVG at path and as a 200-dpi PNG beside it.
+func Save(p *plot.Plot, w, h vg.Length, path string) error {
+	if err := p.Save(w, h, path); err != nil {
+		return err
+	}
+	img := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(200))}
+	p.Draw(draw.New(img))
+	f, err := os.Create(strings.TrimSuffix(path, ".svg") + ".png")
+	if err != nil {
+		return err
+	}
+	if _, err := img.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// columnsWithData returns the columns of c that have a cell in some row
+// of t, leaving out skip (-1 for none).
+func columnsWithData(c *stats.Comparison, t *stats.UnitTable, skip int) []int {
+	var cols []int
+	for ci := range c.Cols {
+		if ci == skip {
+			continue
+		}
+		for _, r := range t.Rows {
+			if r.Cells[ci] != nil {
+				cols = append(cols, ci)
+				break
+			}
+		}
+	}
+	return cols
+}
+
+// A quantity says how to show values of a benchmark unit on an axis:
+// multiplied by scale, as name (unit).
+type quantity struct {
+	name, unit string
+	scale      float64
+}
+
+func (q quantity) label() string {
+	if q.unit == "" {
+		return q.name
+	}
+	return q.name + " (" + q.unit + ")"
+}
+
+// quantityFor returns how to show values of unit (as benchunit.Tidy
+// names it: times in sec) whose magnitude is about mag.
+func quantityFor(unit string, mag float64) quantity {
+	words := func(s string) string { return strings.ReplaceAll(s, "-", " ") }
+	if s, ok := strings.CutSuffix(unit, "-share"); ok {
+		return quantity{words(s) + " share", "%", 100}
+	}
+	if s, per, ok := strings.Cut(unit, "sec"); ok {
+		// sec/op, cpu-sec/op, p99-wake-sec, p50-latency-sec.
+		name := strings.TrimSuffix(s, "-")
+		switch {
+		case name == "":
+			name = "time"
+		case name == "cpu":
+			name = "CPU time"
+		case strings.HasSuffix(name, "-wake"):
+			name = words(name) + "-up delay"
+		default:
+			name = words(name)
+		}
+		if per != "" {
+			name += " per " + strings.TrimPrefix(per, "/")
+		}
+		u, scale := "s", 1.0
+		switch mag = math.Abs(mag); {
+		case mag == 0 || math.IsNaN(mag) || mag >= 1:
+		case mag >= 1e-3:
+			u, scale = "ms", 1e3
+		case mag >= 1e-6:
+			u, scale = "µs", 1e6
+		default:
+			u, scale = "ns", 1e9
+		}
+		return quantity{name, u, scale}
+	}
+	if s, ok := strings.CutSuffix(unit, "/s"); ok {
+		return quantity{words(s), "per second", 1}
+	}
+	if unit == "B/op" {
+		return quantity{"memory allocated per op", "bytes", 1}
+	}
+	if s, ok := strings.CutSuffix(unit, "/op"); ok {
+		return quantity{words(s) + " per op", "", 1}
+	}
+	if s, per, ok := strings.Cut(unit, "/"); ok {
+		return quantity{words(s) + " per " + per, "", 1}
+	}
+	return quantity{words(unit), "", 1}
+}
+
+// knobUnits are the units of the schedlab knobs, for sweep axes.
+var knobUnits = map[string]string{
+	"timeslice":     "µs",
+	"sysmontick":    "µs",
+	"sysmonmaxtick": "µs",
+	"sysmonnetpoll": "µs",
+	"sysmonidle":    "sysmon rounds",
+	"numafake":      "nodes",
+}
+
+func knobLabel(knob string) string {
+	if u := knobUnits[knob]; u != "" {
+		return "GODEBUG " + knob + " (" + u + ")"
+	}
+	return "GODEBUG " + knob
+}
+
+// knobShort names a knob and its unit in few words: "timeslice in µs".
+func knobShort(knob string) string {
+	if u := knobUnits[knob]; u != "" {
+		return knob + " in " + u
+	}
+	return knob
+}
+
+// tableMagnitude is the median of the centers of t's cells: the scale
+// its values are shown at.
+func tableMagnitude(t *stats.UnitTable) float64 {
+	var cs []float64
+	for _, r := range t.Rows {
+		for _, cell := range r.Cells {
+			if cell != nil && !math.IsNaN(cell.Summary.Center) {
+				cs = append(cs, math.Abs(cell.Summary.Center))
+			}
+		}
+	}
+	if len(cs) == 0 {
+		return 0
+	}
+	sort.Float64s(cs)
+	return cs[len(cs)/2]
+}
+
+// variantPalette is Tableau 10 with its grey replaced by near-black (grey
+// is what pale, non-significant marks are drawn in): ten colours that
+// stay apart in print and for the common colour-vision deficiencies.
+// gonum's default has seven, and the NUMA study has nine variants.
+var variantPalette = []color.Color{
+	color.RGBA{0x4e, 0x79, 0xa7, 0xff}, color.RGBA{0xf2, 0x8e, 0x2b, 0xff}, color.RGBA{0xe1, 0x57, 0x59, 0xff},
+	color.RGBA{0x76, 0xb7, 0xb2, 0xff}, color.RGBA{0x59, 0xa1, 0x4f, 0xff}, color.RGBA{0xed, 0xc9, 0x48, 0xff},
+	color.RGBA{0xb0, 0x7a, 0xa1, 0xff}, color.RGBA{0xff, 0x9d, 0xa7, 0xff}, color.RGBA{0x9c, 0x75, 0x5f, 0xff},
+	color.RGBA{0x3b, 0x3b, 0x3b, 0xff},
+}
+
+// variantColor is column i's colour, the same in every plot of a folder.
+func variantColor(i int) color.Color { return variantPalette[i%len(variantPalette)] }
+
+// niceTicks puts 4 to 10 labelled ticks at multiples of 1, 2 or 5 times
+// a power of ten, so that zero, when in range, is always labelled.
+type niceTicks struct{}
+
+func (niceTicks) Ticks(min, max float64) []plot.Tick {
+	if !(max > min) {
+		return plot.DefaultTicks{}.Ticks(min, max)
+	}
+	raw := (max - min) / 6
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	var ts []plot.Tick
+	for k := math.Ceil(min / step); k*step <= max+step*1e-9; k++ {
+		v := k * step
+		if v == 0 {
+			v = 0 // not -0
+		}
+		ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 4, 64)})
+	}
+	return ts
+}
+
+// preciseTicks are gonum's default ticks labelled with four significant
+// digits, so that close values (1.4e+09, 1.5e+09) do not print alike.
+type preciseTicks struct{}
+
+func (preciseTicks) Ticks(min, max float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 4, 64)
+		}
+	}
+	return ts
+}
+
+// unitFile turns a benchmark unit into part of a file name: sec/op
+// becomes sec-per-op.
+func unitFile(unit string) string {
+	return results.SafeName(strings.ReplaceAll(unit, "/", "-per-"))
+}

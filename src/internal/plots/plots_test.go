@@ -1,0 +1,143 @@
+package plots
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot"
+
+	"github.com/schedlab/schedlab/src/internal/results"
+	"github.com/schedlab/schedlab/src/internal/stats"
+)
+
+// TestReportSweepPlots writes a small sweep (stock plus two timeslice
+// values) and checks that its report's plots draw the metric against the
+// knob, with stock as a reference, and the requested trade-off plot.
+func TestReportSweepPlots(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for round := range 6 {
+		for i, v := range []string{"stock", "timeslice=1000", "timeslice=2000"} {
+			fmt.Fprintf(&b, "variant: %s\npkg: w\n", v)
+			p99 := 40e6 / float64(i+1)
+			wakeups := ""
+			if i > 0 {
+				wakeups = fmt.Sprintf("\t%d sysmon-wakeups/s", 1000*(3-i)+round)
+			}
+			fmt.Fprintf(&b, "BenchmarkLatencyProbe-2\t400\t%d ns/op\t%g p99-wake-ns%s\n\n", 2000000+round, p99+float64(round), wakeups)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, results.RawFile), []byte(b.String()), 0o644)
+	meta := results.Metadata{Suite: "workloads", Count: 6, Complete: true, Sweep: &results.SweepInfo{
+		Knob: "timeslice", Values: []string{"1000", "2000"}, Metrics: []string{"p99-wake-ns"},
+		Tradeoffs: []string{"sysmon-wakeups/s:p99-wake-ns"},
+	}}
+	for _, v := range []string{"stock", "timeslice=1000", "timeslice=2000"} {
+		meta.Variants = append(meta.Variants, results.VariantMeta{Name: v})
+	}
+	// The comparison the report draws from: against the first variant.
+	c, err := stats.CompareAgainst(filepath.Join(dir, results.RawFile), meta.Variants[0].Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plots, err := Write(dir, c, &meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		filepath.Join(results.PlotsDir, "sweep-p99-wake-sec-LatencyProbe-2.svg"),
+		filepath.Join(results.PlotsDir, "tradeoff-p99-wake-sec-vs-sysmon-wakeups-per-s-LatencyProbe-2.svg"),
+	}
+	if !slices.Equal(plots, want) {
+		t.Fatalf("plots %q, want %q", plots, want)
+	}
+	sweep, _ := os.ReadFile(filepath.Join(dir, want[0]))
+	if !strings.Contains(string(sweep), ">stock (median, 95% CI band)</text>") {
+		t.Errorf("sweep plot has no stock reference line")
+	}
+	for _, rel := range want {
+		if _, err := os.Stat(filepath.Join(dir, strings.TrimSuffix(rel, ".svg")+".png")); err != nil {
+			t.Errorf("no PNG beside %s: %v", rel, err)
+		}
+	}
+
+	// Stock's p99 (40ms) is far above the swept values (20-40ms at most):
+	// its line must still lie inside the plotted range, and the axes
+	// must name their units.
+	c, err = stats.Compare([]string{filepath.Join(dir, results.RawFile)}, stats.CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := c.Table("p99-wake-sec")
+	p, err := sweepPlot(c, meta.Sweep, tab.Rows[0], "p99-wake-sec", map[int]float64{1: 1000, 2: 2000}, []float64{1000, 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stock := tab.Rows[0].Cells[0].Summary.Center * 1e3; stock < p.Y.Min || stock > p.Y.Max {
+		t.Errorf("stock's median %gms lies outside the y range [%g, %g]", stock, p.Y.Min, p.Y.Max)
+	}
+	if p.X.Label.Text != "GODEBUG timeslice (µs)" || p.Y.Label.Text != "p99 wake-up delay (ms)" {
+		t.Errorf("axis labels %q, %q", p.X.Label.Text, p.Y.Label.Text)
+	}
+	if _, ok := p.X.Scale.(plot.LogScale); ok {
+		t.Errorf("log x axis for values within a factor of 2")
+	}
+	p, _ = sweepPlot(c, meta.Sweep, tab.Rows[0], "p99-wake-sec", map[int]float64{1: 100, 2: 2000}, []float64{100, 2000})
+	if _, ok := p.X.Scale.(plot.LogScale); !ok {
+		t.Errorf("linear x axis for values spanning more than a decade")
+	}
+	tradeoff, _ := os.ReadFile(filepath.Join(dir, want[1]))
+	for _, label := range []string{">1000</text>", ">2000</text>"} {
+		if !strings.Contains(string(tradeoff), label) {
+			t.Errorf("trade-off plot lacks point label %s", label)
+		}
+	}
+}
+
+func TestQuantityFor(t *testing.T) {
+	for _, tc := range []struct {
+		unit string
+		mag  float64
+		want quantity
+	}{
+		{"sec/op", 2e-6, quantity{"time per op", "µs", 1e6}},
+		{"sec/op", 0.5, quantity{"time per op", "ms", 1e3}},
+		{"sec/op", 3, quantity{"time per op", "s", 1}},
+		{"cpu-sec/op", 2e-9, quantity{"CPU time per op", "ns", 1e9}},
+		{"p99-wake-sec", 0.04, quantity{"p99 wake-up delay", "ms", 1e3}},
+		{"p50-latency-sec", 1e-4, quantity{"p50 latency", "µs", 1e6}},
+		{"local-steal-share", 0.9, quantity{"local steal share", "%", 100}},
+		{"hog-iters/s", 1e9, quantity{"hog iters", "per second", 1}},
+		{"B/op", 100, quantity{"memory allocated per op", "bytes", 1}},
+		{"steals/op", 2, quantity{"steals per op", "", 1}},
+		{"attempts/steal", 2, quantity{"attempts per steal", "", 1}},
+	} {
+		if got := quantityFor(tc.unit, tc.mag); got != tc.want {
+			t.Errorf("quantityFor(%q, %g) = %+v, want %+v", tc.unit, tc.mag, got, tc.want)
+		}
+	}
+}
+
+func TestNiceTicks(t *testing.T) {
+	for _, tc := range []struct {
+		min, max float64
+		want     []string
+	}{
+		{-35, 22, []string{"-30", "-20", "-10", "0", "10", "20"}},
+		{0, 100, []string{"0", "20", "40", "60", "80", "100"}},
+		{1.2, 1.9, []string{"1.2", "1.4", "1.6", "1.8"}},
+		{-0.004, 0.031, []string{"0", "0.01", "0.02", "0.03"}},
+	} {
+		var got []string
+		for _, tk := range (niceTicks{}).Ticks(tc.min, tc.max) {
+			got = append(got, tk.Label)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("niceTicks(%g, %g) = %q, want %q", tc.min, tc.max, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,301 @@
+package plots
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/schedlab/schedlab/src/internal/stats"
+)
+
+// rowMarks draws one column's marks on a plot with one benchmark per row:
+// row i of n is at y = n-1-i (the first row on top), and column k of
+// ncols gets its own band within the row. Values are in data units.
+type rowMarks struct {
+	k, ncols int
+	color    color.Color
+	bars     bool        // a bar from 0 to center; otherwise a dot at center
+	center   []float64   // per row; NaN: nothing in this row
+	lo, hi   []float64   // CI whisker; NaN: none
+	pale     []bool      // draw pale: not significant
+	runs     [][]float64 // individual runs, small dots
+}
+
+// rowY is the y of column k's band in row i of n.
+func rowY(i, n, k, ncols int) float64 {
+	return float64(n-1-i) + 0.4 - 0.8*(float64(k)+0.5)/float64(ncols)
+}
+
+func (m *rowMarks) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, trY := plt.Transforms(&c)
+	n := len(m.center)
+	band := trY(0.8/float64(m.ncols)) - trY(0) // height of one band on the canvas
+	for i := range m.center {
+		y := rowY(i, n, m.k, m.ncols)
+		cy := trY(y)
+		fill := m.color
+		if m.pale != nil && m.pale[i] {
+			fill = paler(m.color)
+		}
+		if ctr := m.center[i]; isFinite(ctr) {
+			if m.bars {
+				r := vg.Rectangle{
+					Min: vg.Point{X: min(trX(0), trX(ctr)), Y: cy - band*0.4},
+					Max: vg.Point{X: max(trX(0), trX(ctr)), Y: cy + band*0.4},
+				}
+				c.SetColor(fill)
+				c.Fill(r.Path())
+				c.StrokeLines(draw.LineStyle{Color: m.color, Width: vg.Points(0.5)}, c.ClipLinesXY([]vg.Point{r.Min, {X: r.Max.X, Y: r.Min.Y}, r.Max, {X: r.Min.X, Y: r.Max.Y}, r.Min})...)
+			}
+		}
+		for j, v := range runsOf(m.runs, i) {
+			// Spread the runs over the band so that equal values stay
+			// visible.
+			dy := band * vg.Length(0.6*(float64(j%5)/4-0.5))
+			pt := vg.Point{X: trX(v), Y: cy + dy}
+			if c.Contains(pt) {
+				c.DrawGlyph(draw.GlyphStyle{Color: withAlpha(m.color, 0x70), Radius: vg.Points(1.3), Shape: draw.CircleGlyph{}}, pt)
+			}
+		}
+		if lo, hi := m.lo[i], m.hi[i]; isFinite(lo) && isFinite(hi) {
+			ls := draw.LineStyle{Color: color.Black, Width: vg.Points(0.8)}
+			x0, x1 := trX(lo), trX(hi)
+			cap := band * 0.25
+			c.StrokeLines(ls, c.ClipLinesXY(
+				[]vg.Point{{X: x0, Y: cy}, {X: x1, Y: cy}},
+				[]vg.Point{{X: x0, Y: cy - cap}, {X: x0, Y: cy + cap}},
+				[]vg.Point{{X: x1, Y: cy - cap}, {X: x1, Y: cy + cap}})...)
+		}
+		if ctr := m.center[i]; isFinite(ctr) && !m.bars {
+			pt := vg.Point{X: trX(ctr), Y: cy}
+			if c.Contains(pt) {
+				c.DrawGlyph(draw.GlyphStyle{Color: fill, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}, pt)
+				c.DrawGlyph(draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3), Shape: draw.RingGlyph{}}, pt)
+			}
+		}
+	}
+}
+
+func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// finiteOrZero is v, or 0 for an infinite or missing bound (an error bar
+// of length 0).
+func finiteOrZero(v float64) float64 {
+	if isFinite(v) {
+		return v
+	}
+	return 0
+}
+
+func runsOf(runs [][]float64, i int) []float64 {
+	if runs == nil {
+		return nil
+	}
+	return runs[i]
+}
+
+func (m *rowMarks) DataRange() (xmin, xmax, ymin, ymax float64) {
+	xmin, xmax = math.Inf(1), math.Inf(-1)
+	see := func(v float64) {
+		if isFinite(v) {
+			xmin, xmax = math.Min(xmin, v), math.Max(xmax, v)
+		}
+	}
+	if m.bars {
+		see(0)
+	}
+	for i := range m.center {
+		see(m.center[i])
+		see(m.lo[i])
+		see(m.hi[i])
+		for _, v := range runsOf(m.runs, i) {
+			see(v)
+		}
+	}
+	if xmin > xmax {
+		xmin, xmax = 0, 1
+	}
+	return xmin, xmax, -0.5, float64(len(m.center)) - 0.5
+}
+
+// Thumbnail draws the legend entry: the column's colour.
+func (m *rowMarks) Thumbnail(c *draw.Canvas) {
+	c.SetColor(m.color)
+	c.Fill(c.Rectangle.Path())
+}
+
+// paleThumb is the legend entry for pale (not significant) marks.
+type paleThumb struct{}
+
+func (paleThumb) Thumbnail(c *draw.Canvas) {
+	c.SetColor(color.Gray{0xd8})
+	c.Fill(c.Rectangle.Path())
+}
+
+func withAlpha(c color.Color, a uint8) color.Color {
+	r, g, b, _ := c.RGBA()
+	return color.NRGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), a}
+}
+
+// paler mixes c with white, 3 parts to 1.
+func paler(c color.Color) color.Color {
+	r, g, b, _ := c.RGBA()
+	mix := func(v uint32) uint8 { return uint8((v>>8 + 3*0xff) / 4) }
+	return color.NRGBA{mix(r), mix(g), mix(b), 0xff}
+}
+
+// rowPlot starts a plot with one benchmark per row and returns it with
+// the height it needs: rows tall enough for ncols bands, and room above
+// them for legend entries.
+func rowPlot(t *stats.UnitTable, ncols, legend int) (*plot.Plot, vg.Length) {
+	p := plot.New()
+	names := make([]string, len(t.Rows))
+	for i, r := range t.Rows {
+		names[len(t.Rows)-1-i] = r.Name
+	}
+	p.NominalY(names...)
+	p.X.Tick.Marker = niceTicks{}
+	p.Add(plotter.NewGrid())
+	rowH := vg.Points(math.Max(16, 9*float64(ncols)+6))
+	// The legend is drawn inside the data area, top right; keep that
+	// area free by extending the y range over empty rows.
+	// A 9-point legend entry takes about 9.5 points of height.
+	free := (float64(legend)*9.5 + 4) / rowH.Points()
+	p.Y.Min, p.Y.Max = -0.5, float64(len(t.Rows))-0.5+free
+	p.Legend.Top = true
+	p.Legend.TextStyle.Font.Size = vg.Points(9)
+	h := rowH*vg.Length(float64(len(t.Rows))+free) + vg.Points(90)
+	return p, h
+}
+
+// plotDeltas plots each variant's change against the base, per
+// benchmark: a bar to the change of the median, with the range that the
+// two 95% CIs allow as a whisker (Delta.Limit's bounds), pale where the
+// difference is not significant.
+func plotDeltas(path string, c *stats.Comparison, t *stats.UnitTable) error {
+	cols := columnsWithData(c, t, c.Base)
+	p, h := rowPlot(t, len(cols), len(cols)+1)
+	q := quantityFor(t.Unit, 0)
+	p.Title.Text = fmt.Sprintf("%s: change against %s", q.name, c.Cols[c.Base])
+	p.X.Label.Text = "change of the median (%); whiskers: range the two 95% CIs allow"
+	n := len(t.Rows)
+	var marks []*rowMarks
+	for k, ci := range cols {
+		m := &rowMarks{k: k, ncols: len(cols), color: variantColor(ci), bars: true,
+			center: nans(n), lo: nans(n), hi: nans(n), pale: make([]bool, n)}
+		for i, r := range t.Rows {
+			d := r.Deltas[ci]
+			if d == nil || math.IsNaN(d.Pct) {
+				continue
+			}
+			m.center[i] = d.Pct
+			m.pale[i] = !d.Significant
+			base, cell := r.Cells[c.Base].Summary, r.Cells[ci].Summary
+			if base.Lo > 0 && base.Hi > 0 && cell.Lo > 0 && cell.Hi > 0 {
+				m.lo[i] = 100 * (cell.Lo/base.Hi - 1)
+				m.hi[i] = 100 * (cell.Hi/base.Lo - 1)
+			}
+		}
+		p.Add(m)
+		p.Legend.Add(c.Cols[ci], m)
+		marks = append(marks, m)
+	}
+	p.Legend.Add(fmt.Sprintf("pale: not significant (p > %g)", c.Alpha), paleThumb{})
+	p.Add(vline(0))
+	if lim, cut := deltaAxisLimit(marks); cut {
+		p.X.Min, p.X.Max = math.Max(p.X.Min, -lim), math.Min(p.X.Max, lim)
+		p.X.Label.Text += "\n(longer whiskers are cut at the edge)"
+	}
+	return Save(p, plotWidth, h, path)
+}
+
+// deltaAxisLimit returns the half-width of a change plot's x axis that
+// keeps every bar and most whiskers readable, and whether some whisker
+// reaches beyond it: one very noisy row (a ±250% interval) would
+// otherwise squeeze every bar into a few pixels around zero.
+func deltaAxisLimit(marks []*rowMarks) (float64, bool) {
+	var bars, ends []float64
+	for _, m := range marks {
+		for i := range m.center {
+			if isFinite(m.center[i]) {
+				bars = append(bars, math.Abs(m.center[i]))
+			}
+			for _, e := range []float64{m.lo[i], m.hi[i]} {
+				if isFinite(e) {
+					ends = append(ends, math.Abs(e))
+				}
+			}
+		}
+	}
+	if len(ends) == 0 {
+		return 0, false
+	}
+	sort.Float64s(ends)
+	lim := ends[len(ends)*8/10] // most whiskers fit
+	for _, b := range bars {
+		lim = math.Max(lim, 1.3*b) // every bar fits
+	}
+	return lim, ends[len(ends)-1] > lim
+}
+
+// plotLevels plots each variant's level per benchmark: the median with
+// its 95% CI and every run.
+func plotLevels(path string, c *stats.Comparison, t *stats.UnitTable) error {
+	cols := columnsWithData(c, t, -1)
+	p, h := rowPlot(t, len(cols), len(cols))
+	q := quantityFor(t.Unit, tableMagnitude(t))
+	p.Title.Text = q.name + " by variant"
+	if len(c.Cols) == 1 {
+		p.Title.Text = q.name
+	}
+	p.X.Label.Text = q.label() + "; median, 95% CI and each run"
+	n := len(t.Rows)
+	for k, ci := range cols {
+		m := &rowMarks{k: k, ncols: len(cols), color: variantColor(ci),
+			center: nans(n), lo: nans(n), hi: nans(n), runs: make([][]float64, n)}
+		for i, r := range t.Rows {
+			cell := r.Cells[ci]
+			if cell == nil {
+				continue
+			}
+			s := cell.Summary
+			m.center[i], m.lo[i], m.hi[i] = s.Center*q.scale, s.Lo*q.scale, s.Hi*q.scale
+			for _, v := range cell.Sample.Values {
+				m.runs[i] = append(m.runs[i], v*q.scale)
+			}
+		}
+		p.Add(m)
+		if len(c.Cols) > 1 {
+			p.Legend.Add(c.Cols[ci], m)
+		}
+	}
+	if strings.HasSuffix(t.Unit, "-share") {
+		p.X.Min, p.X.Max = 0, 100
+	}
+	return Save(p, plotWidth, h, path)
+}
+
+func nans(n int) []float64 {
+	s := make([]float64, n)
+	for i := range s {
+		s[i] = math.NaN()
+	}
+	return s
+}
+
+// vline is a vertical line at x across the whole plot.
+type vline float64
+
+func (x vline) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, _ := plt.Transforms(&c)
+	cx := trX(float64(x))
+	c.StrokeLines(draw.LineStyle{Color: color.Black, Width: vg.Points(0.8)},
+		c.ClipLinesXY([]vg.Point{{X: cx, Y: c.Min.Y}, {X: cx, Y: c.Max.Y}})...)
+}
