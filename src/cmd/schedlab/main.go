@@ -315,6 +315,7 @@ func cmdCompare(args []string) error {
 	base := fs.String("base", "", "baseline column (default: the first)")
 	csvOut := fs.String("csv", "", "also write CSV to this file (- for stdout instead of the tables)")
 	alpha := fs.Float64("alpha", 0.05, "significance level")
+	family := fs.String("family", "", "instead of the tables, Holm-adjust every comparison of these units (comma-separated, e.g. p99-gc-pause-sec,p99-sched-latency-sec) together, every benchmark and column, and print those at p<alpha")
 	fs.Parse(args)
 	if fs.NArg() == 0 {
 		return fmt.Errorf("compare: give benchmark files (e.g. results/.../bench.txt)")
@@ -328,6 +329,11 @@ func cmdCompare(args []string) error {
 	c, err := stats.Compare(paths, stats.CompareOptions{Col: *col, Base: *base, Alpha: *alpha})
 	if err != nil {
 		return err
+	}
+	if *family != "" {
+		units := strings.Split(*family, ",")
+		stats.WriteFamily(os.Stdout, c.Family(units), units, *alpha)
+		return nil
 	}
 	if *csvOut == "-" {
 		return c.WriteCSV(os.Stdout)

@@ -119,3 +119,26 @@ func TestSelfCheck(t *testing.T) {
 		t.Errorf("unknown base: no error")
 	}
 }
+
+// TestFamily checks that the family correction runs over every unit,
+// row and column named, not per column: three deltas at p=0.01 in
+// three columns are each significant alone but adjust to 0.03 together.
+func TestFamily(t *testing.T) {
+	mk := func(p float64) *Delta { return &Delta{Cmp: benchmath.Comparison{P: p}, Pct: 1} }
+	c := &Comparison{Cols: []string{"base", "a", "b", "c"}, Tables: []*UnitTable{
+		{Unit: "x", Rows: []*Row{{Name: "B1", Deltas: []*Delta{nil, mk(0.01), mk(0.01), mk(0.01)}}}},
+		{Unit: "y", Rows: []*Row{{Name: "B1", Deltas: []*Delta{nil, mk(0.5), nil, nil}}}},
+	}}
+	rows := c.Family([]string{"x"})
+	if len(rows) != 3 {
+		t.Fatalf("%d rows, want 3 (unit y is not in the family)", len(rows))
+	}
+	for _, r := range rows {
+		if math.Abs(r.PHolm-0.03) > 1e-12 {
+			t.Errorf("%s %s: holm %v, want 0.03", r.Benchmark, r.Col, r.PHolm)
+		}
+	}
+	if rows := c.Family([]string{"x", "y"}); len(rows) != 4 || rows[3].P != 0.5 {
+		t.Errorf("family x, y: %+v", rows)
+	}
+}
