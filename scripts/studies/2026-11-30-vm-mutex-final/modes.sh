@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Splits the bench.txt of a results folder of issue 19's command (the
-# argument; default: this script's folder) by the state of each run, as
-# ../2026-11-30-vm-mutex-bisect/modes.sh does: a run whose /__10 took
-# under 500ns is "fast", otherwise "slow". Writes bench-fast.txt,
+# argument; default: results/2026-11-30-vm-mutex-final) by the state of
+# each run, as ../2026-11-30-vm-mutex-bisect/modes.sh does: a run whose
+# /__10 took under 500ns is "fast", otherwise "slow". Writes bench-fast.txt,
 # bench-slow.txt, modes.txt (slow runs per variant) and
 # benchstat-by-mode.txt into that folder. Needs benchstat (BENCHSTAT=path).
 # Usage: modes.sh [FOLDER]
 set -euo pipefail
-cd "${1:-$(dirname "$0")}"
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+cd "${1:-$root/results/2026-11-30-vm-mutex-final}"
 bs=${BENCHSTAT:-benchstat}
 awk 'BEGIN { RS = "\n# round "; ORS = "" }
 NR > 1 {

@@ -3,11 +3,12 @@
 # (runtime/testdata/testprog, NUMAStealLocality: 10 warm-up trees, then 50
 # trees of depth 10 at GOMAXPROCS=8, printing the stolen goroutines and how
 # many stayed on their node). One trial = 3 processes, as in the test.
-# Usage: run.sh OUTDIR [TRIALS]
+# Usage: run.sh [OUTDIR [TRIALS]] (default OUTDIR:
+# results/2026-11-30-vm-locality-trials; TRIALS: 20)
 set -euo pipefail
-out=${1:?usage: run.sh OUTDIR [TRIALS]}
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+out=${1:-$root/results/2026-11-30-vm-locality-trials}
 trials=${2:-20}
-root=$(cd "$(dirname "$0")/../.." && pwd)
 goroot=$root/toolchain/goroot
 export GOTOOLCHAIN=local PATH=$goroot/bin:$PATH
 exe=$(mktemp -d)/testprog

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Splits bench.txt by the mode of each run (issue 19's two machine
+# Splits the bench.txt of results/2026-11-30-vm-mutex-bisect (or of
+# FOLDER) by the mode of each run (issue 19's two machine
 # states): a run whose /__10 took under 500ns is "fast", otherwise
 # "slow". Writes bench-fast.txt, bench-slow.txt, modes.txt (the count of
 # slow runs per variant) and benchstat-by-mode.txt. Needs benchstat
 # (go run golang.org/x/perf/cmd/benchstat from the repository root).
+# Usage: modes.sh [FOLDER], writing into FOLDER.
 set -euo pipefail
-cd "$(dirname "$0")"
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+cd "${1:-$root/results/2026-11-30-vm-mutex-bisect}"
 bs=${BENCHSTAT:-benchstat}
 awk 'BEGIN { RS = "round: "; ORS = "" }
 NR > 1 {

@@ -1,12 +1,19 @@
 #!/usr/bin/env python3
 """95% bootstrap interval (20,000 resamples, seed 1) of bind1's median
-wall time over numa0's, minus one, from bench.txt."""
+wall time over numa0's, minus one, from bench.txt of the folder given as
+the argument (default: results/2026-11-30-vm-gotest). Usage:
+ratio_ci.py [FOLDER] > ratio_ci.txt"""
+import os
 import random
 import re
 import statistics
+import sys
+
+root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
+folder = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "results", "2026-11-30-vm-gotest")
 
 variant, walls = None, {}
-for line in open("bench.txt"):
+for line in open(os.path.join(folder, "bench.txt")):
     if line.startswith("variant:"):
         variant = line.split()[1]
     m = re.match(r"BenchmarkGoBuild\s+1\s+(\d+) ns/op", line)

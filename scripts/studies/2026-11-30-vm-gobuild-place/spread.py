@@ -1,12 +1,19 @@
 #!/usr/bin/env python3
 """The per-CPU busy-share spread of each run (|cpu0 - cpu1| from
 percpu.tsv), its median per variant, and a two-sided Mann-Whitney
-permutation test (20,000 shuffles, seed 1) between pairs of variants."""
+permutation test (20,000 shuffles, seed 1) between pairs of variants,
+from percpu.tsv of the folder given as the argument (default:
+results/2026-11-30-vm-gobuild-place). Usage: spread.py [FOLDER] > spread.txt"""
 import csv
+import os
 import random
 import statistics
+import sys
 
-rows = list(csv.reader(open("percpu.tsv"), delimiter="\t"))[1:]
+root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
+folder = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "results", "2026-11-30-vm-gobuild-place")
+
+rows = list(csv.reader(open(os.path.join(folder, "percpu.tsv")), delimiter="\t"))[1:]
 spread = {}
 for r in rows:
     spread.setdefault(r[1], []).append(abs(float(r[4]) - float(r[5])))

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# Reproduces bench.txt: grpc's benchmark/primitives
-# BenchmarkMapWithSyncMutexContention (issue 19's benchmark) built with
-# the runtime of the series' prefixes ending at 0001 (upstream's
-# runtime) and 0002 (the counters), each with the default layout (seed 0)
-# and -ldflags=-randlayout=1..3, 10 shuffled interleaved rounds,
-# -benchtime 500ms, GOMAXPROCS=2. Needs the worktrees that
+# Reproduces results/2026-11-30-vm-mutex-layout/bench.txt (on stdout):
+# grpc's benchmark/primitives BenchmarkMapWithSyncMutexContention (issue
+# 19's benchmark) built with the runtime of the series' prefixes ending at
+# 0001 (upstream's runtime) and 0002 (the counters), each with the default
+# layout (seed 0) and -ldflags=-randlayout=1..3, 10 shuffled interleaved
+# rounds, -benchtime 500ms, GOMAXPROCS=2. Needs the worktrees that
 # ../2026-11-30-vm-creategoroutines-layout/run.sh creates.
+# Usage: run.sh [FOLDER] > bench.txt, FOLDER (default:
+# results/2026-11-30-vm-mutex-layout) holding the go.mod it builds with.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.. && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+dir=${1:-$root/results/2026-11-30-vm-mutex-layout}
 wt=$root/toolchain/worktrees
 work=$(mktemp -d)
-cp "$(dirname "$0")/go.mod" "$work/go.mod"
+cp "$dir/go.mod" "$work/go.mod"
 cd "$work"
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod
 GOROOT=$wt/p0001 "$wt/p0001/bin/go" get -t google.golang.org/grpc/benchmark/primitives@v1.85.0

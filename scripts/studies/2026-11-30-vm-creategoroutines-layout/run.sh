@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Reproduces runs-default-and-seeds-1-4.txt: the runtime test binary of
+# Reproduces results/2026-11-30-vm-creategoroutines-layout/
+# runs-default-and-seeds-1-4.txt (on stdout): the runtime test binary of
 # the series' prefixes ending at 0001 (go.env only: upstream's runtime)
 # and 0002 (the steal and sysmon counters), each linked with the default
 # layout (seed 0) and with -ldflags=-randlayout=1..4, run interleaved in
 # a shuffled order, 12 rounds, BenchmarkCreateGoroutinesParallel at
 # GOMAXPROCS=2, -benchtime 200ms. One line per run: round, binary, ns/op.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.. && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 goroot=$root/toolchain/goroot
 wt=$root/toolchain/worktrees
 bins=$(mktemp -d)

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Reproduces this folder: the Steal experiment's trace of a fork-join and
-# timer program (internal/trace's testdata/testprog/steals.go, patch
-# 0021) with two simulated NUMA nodes at GOMAXPROCS=8, the
-# runtime/metrics steal counters over exactly the traced interval
-# (counters.txt), and schedlab trace's analysis of the trace.
+# Reproduces results/2026-11-30-vm-trace-forkjoin: the Steal experiment's
+# trace of a fork-join and timer program (internal/trace's
+# testdata/testprog/steals.go, patch 0021) with two simulated NUMA nodes
+# at GOMAXPROCS=8, the runtime/metrics steal counters over exactly the
+# traced interval (counters.txt), and schedlab trace's analysis of the
+# trace.
+# Usage: run.sh [FOLDER] (default: results/2026-11-30-vm-trace-forkjoin),
+# writing into FOLDER.
 set -euo pipefail
-cd "$(dirname "$0")"
-root=$(cd ../.. && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+cd "${1:-$root/results/2026-11-30-vm-trace-forkjoin}"
 goroot=$root/toolchain/goroot
 export GOROOT=$goroot GOTOOLCHAIN=local
 "$goroot/bin/go" build -o /tmp/steals-prog "$goroot/src/internal/trace/testdata/testprog/steals.go"

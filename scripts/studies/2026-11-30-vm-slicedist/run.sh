@@ -3,10 +3,11 @@
 # without GODEBUG timeslice (benchmarks/slicedist -mode=slice), at
 # GOMAXPROCS=1 and 2, 10 interleaved repetitions of 2s per setting.
 # "stock" is the patched runtime with no knob, which makes upstream's
-# decisions. Usage: run.sh OUTDIR
+# decisions. Usage: run.sh [OUTDIR] (default:
+# results/2026-11-30-vm-slicedist)
 set -euo pipefail
-out=${1:?usage: run.sh OUTDIR}
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+out=${1:-$root/results/2026-11-30-vm-slicedist}
 goroot=$root/toolchain/goroot
 export GOTOOLCHAIN=local GOROOT=$goroot PATH=$goroot/bin:$PATH
 exe=$(mktemp -d)/slicedist

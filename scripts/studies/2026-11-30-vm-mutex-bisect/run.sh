@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
-# Reproduces bench.txt: issue 19's benchmark (grpc v1.85.0
-# benchmark/primitives BenchmarkMapWithSyncMutexContention, -benchtime
-# 500ms, GOMAXPROCS=2) built with stock go1.27.4 (run twice per round as
+# Reproduces results/2026-11-30-vm-mutex-bisect/bench.txt (on stdout):
+# issue 19's benchmark (grpc v1.85.0 benchmark/primitives
+# BenchmarkMapWithSyncMutexContention, -benchtime 500ms, GOMAXPROCS=2)
+# built with stock go1.27.4 (run twice per round as
 # "stock" and "stock2", the control) and with the runtime of the series'
 # prefixes ending at each patch in $PREFIXES, compiled from source in
 # worktrees of toolchain/goroot. $ROUNDS shuffled interleaved rounds.
+# Usage: run.sh [FOLDER] > bench.txt, FOLDER (default:
+# results/2026-11-30-vm-mutex-bisect) holding the go.mod it builds with.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+dir=${1:-$root/results/2026-11-30-vm-mutex-bisect}
 goroot=$root/toolchain/goroot
 wt=$root/toolchain/worktrees
 ROUNDS=${ROUNDS:-30}
 PREFIXES=${PREFIXES:-"1 2 6 10 14 19 22"}
 work=$(mktemp -d)
-cp "$(dirname "$0")/go.mod" "$work/go.mod"
+cp "$dir/go.mod" "$work/go.mod"
 cd "$work"
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod
 stock=$(GOTOOLCHAIN=go1.27.4 go env GOROOT)
