@@ -32,6 +32,34 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
+// filesUnder lists the files below root/dir (absent: none) whose names
+// end in one of suffixes, relative to root and slash-separated.
+func filesUnder(t *testing.T, root, dir string, suffixes ...string) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(filepath.Join(root, filepath.FromSlash(dir)), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if os.IsNotExist(err) {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() || !slices.ContainsFunc(suffixes, func(s string) bool { return strings.HasSuffix(p, s) }) {
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		files = append(files, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
 // resultsDocs lists the markdown files that cite results, relative to
 // root: README.md, CONTRIBUTING.md, docs/**/*.md and the FINDINGS.md and
 // NOTES*.md of every results folder.
@@ -43,25 +71,7 @@ func resultsDocs(t *testing.T, root string) []string {
 			files = append(files, f)
 		}
 	}
-	err := filepath.WalkDir(filepath.Join(root, "docs"), func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if os.IsNotExist(err) {
-				return nil
-			}
-			return err
-		}
-		if !d.IsDir() && strings.HasSuffix(p, ".md") {
-			rel, err := filepath.Rel(root, p)
-			if err != nil {
-				return err
-			}
-			files = append(files, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	files = append(files, filesUnder(t, root, "docs", ".md")...)
 	for _, pat := range []string{"results/*/FINDINGS.md", "results/*/NOTES*.md"} {
 		m, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(pat)))
 		if err != nil {

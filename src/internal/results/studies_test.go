@@ -2,7 +2,6 @@ package results
 
 import (
 	"bytes"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,23 +18,7 @@ const studiesDir = "scripts/studies"
 // scripts/studies, relative to root, slash-separated.
 func studyScripts(t *testing.T, root string) []string {
 	t.Helper()
-	var files []string
-	err := filepath.WalkDir(filepath.Join(root, filepath.FromSlash(studiesDir)), func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && (strings.HasSuffix(p, ".sh") || strings.HasSuffix(p, ".py")) {
-			rel, err := filepath.Rel(root, p)
-			if err != nil {
-				return err
-			}
-			files = append(files, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := filesUnder(t, root, studiesDir, ".sh", ".py")
 	if len(files) == 0 {
 		t.Fatalf("no scripts under %s", studiesDir)
 	}
@@ -46,20 +29,7 @@ func studyScripts(t *testing.T, root string) []string {
 // they belong in scripts/studies.
 func TestNoScriptsInResults(t *testing.T) {
 	root := repoRoot(t)
-	var found []string
-	err := filepath.WalkDir(filepath.Join(root, "results"), func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && (strings.HasSuffix(p, ".sh") || strings.HasSuffix(p, ".py")) {
-			rel, _ := filepath.Rel(root, p)
-			found = append(found, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	found := filesUnder(t, root, "results", ".sh", ".py")
 	if len(found) > 0 {
 		t.Errorf("scripts in results/ (move them to %s/<folder>/):\n%s", studiesDir, strings.Join(found, "\n"))
 	}
