@@ -7,6 +7,10 @@
 // caller outside the runtime, sync and internal packages: the program's
 // line that blocked. That is what `go tool pprof -top` would list once
 // the primitives are collapsed, computed here without a pprof binary.
+// Samples without such a caller, or that reach the testing package
+// before one (a benchmark's runner waiting for its goroutine, the
+// runtime's own locks), are not the program's blocking: they are summed
+// apart, in Machinery, and left out of the sites and their shares.
 package blockprof
 
 import (
@@ -37,8 +41,10 @@ func (s Site) Key() string {
 // Summary is a profile by site.
 type Summary struct {
 	Sites       []Site // by delay, largest first
-	Contentions int64
-	DelayNS     int64
+	Contentions int64  // of the sites
+	DelayNS     int64  // of the sites
+	// Machinery sums the samples with no program frame.
+	Machinery Site
 }
 
 // Read parses a block or mutex profile (as written by -test.blockprofile
@@ -68,6 +74,11 @@ func Read(r io.Reader) (*Summary, error) {
 	s := &Summary{}
 	for _, smp := range p.Sample {
 		site := siteOf(smp)
+		if site.Caller == "" {
+			s.Machinery.Contentions += smp.Value[ci]
+			s.Machinery.DelayNS += smp.Value[di]
+			continue
+		}
 		k := site.Key()
 		if by[k] == nil {
 			by[k] = &site
@@ -117,8 +128,17 @@ func siteOf(smp *profile.Sample) Site {
 	if len(frames) == 0 {
 		return Site{Primitive: "?"}
 	}
+	// The blocking primitive is the first frame; the caller the first
+	// frame of the program after it.
 	s := Site{Primitive: short(frames[0])}
 	for _, f := range frames[1:] {
+		if pkgPath(f) == "testing" {
+			// Reached through the testing package before any program
+			// frame: the harness's own wait (a benchmark's runner
+			// waiting for its goroutine, StopTimer's locks), whatever
+			// calls it (TestMain, the generated main.main).
+			return s
+		}
 		if !isMachinery(f) {
 			s.Caller = short(f)
 			break
@@ -132,7 +152,7 @@ func siteOf(smp *profile.Sample) Site {
 // packages.
 func isMachinery(f string) bool {
 	pkg := pkgPath(f)
-	return pkg == "runtime" || pkg == "sync" || pkg == "sync/atomic" || pkg == "internal" || strings.HasPrefix(pkg, "internal/") ||
+	return pkg == "runtime" || pkg == "sync" || pkg == "internal" || strings.HasPrefix(pkg, "internal/") ||
 		strings.HasPrefix(pkg, "runtime/") || strings.HasPrefix(pkg, "sync/")
 }
 

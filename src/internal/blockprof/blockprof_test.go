@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/pprof/profile"
 )
 
 //go:noinline
@@ -83,5 +85,40 @@ func TestPkgPath(t *testing.T) {
 		if got := pkgPath(f); got != want {
 			t.Errorf("pkgPath(%q) = %q, want %q", f, got, want)
 		}
+	}
+}
+
+// TestReadMachinery checks that samples with no program frame, such as
+// the testing package waiting for a benchmark, are summed apart and do
+// not count in the sites' shares.
+func TestReadMachinery(t *testing.T) {
+	fn := func(id uint64, name string) *profile.Function { return &profile.Function{ID: id, Name: name} }
+	recv, run1, work := fn(1, "runtime.chanrecv1"), fn(2, "testing.(*B).run1"), fn(3, "example.com/w.work")
+	loc := func(id uint64, f *profile.Function) *profile.Location {
+		return &profile.Location{ID: id, Line: []profile.Line{{Function: f}}}
+	}
+	lRecv, lRun1, lWork := loc(1, recv), loc(2, run1), loc(3, work)
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: "contentions", Unit: "count"}, {Type: "delay", Unit: "nanoseconds"}},
+		Sample: []*profile.Sample{
+			{Location: []*profile.Location{lRecv, lRun1}, Value: []int64{1, 900}},
+			{Location: []*profile.Location{lRecv, lWork, lRun1}, Value: []int64{2, 100}},
+		},
+		Location: []*profile.Location{lRecv, lRun1, lWork},
+		Function: []*profile.Function{recv, run1, work},
+	}
+	var buf bytes.Buffer
+	if err := p.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Machinery.DelayNS != 900 || s.Machinery.Contentions != 1 {
+		t.Errorf("machinery %+v, want 900 ns in 1 contention", s.Machinery)
+	}
+	if len(s.Sites) != 1 || s.Sites[0].Key() != "runtime.chanrecv1 ← w.work" || s.DelayNS != 100 || s.Share("runtime.chanrecv1 ← w.work") != 1 {
+		t.Errorf("sites %+v, delay %d; want one site w.work with all 100 ns", s.Sites, s.DelayNS)
 	}
 }

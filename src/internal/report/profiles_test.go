@@ -59,7 +59,8 @@ func TestWriteProfiles(t *testing.T) {
 		"`runtime.chanrecv1 ← report.blockFor`",
 		" pp |",
 		"- broken: profiled run failed: exit status 1",
-		"| total delay (contentions) |",
+		"| program sites: delay (contentions) |",
+		"| no program frame: delay (contentions) |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("profiles section lacks %q:\n%s", want, out)
