@@ -17,7 +17,7 @@ PATCHED_GO := $(PATCHED_ENV) $(GOROOT_PATCHED)/bin/go
 FORCE ?= 0
 export FORCE
 
-.PHONY: all harness main toolchain apply extract rebase check check-rebase verify-repro env test test-tools \
+.PHONY: all harness main toolchain apply extract rebase check check-rebase verify-repro env index test test-tools \
 	test-toolchain test-census test-vm test-runtime test-long test-prefixes bench study clean tools install
 
 all: toolchain main
@@ -33,6 +33,12 @@ harness: tools
 # binary finds this checkout (and its toolchain) from its own location,
 # so it works from any directory.
 BINDIR ?= $(HOME)/.local/bin
+
+# results/INDEX.md and INDEX.json, which go test checks; rerun after a
+# new results folder, a series change or a new citation in the docs.
+index: harness
+	@$(SCHEDLAB) index
+
 install: harness
 	@mkdir -p $(BINDIR)
 	@ln -sf $(SCHEDLAB) $(BINDIR)/schedlab

@@ -18,6 +18,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -54,6 +55,7 @@ commands:
   doctor   what this machine can measure for a NUMA study, and what will distort it
   census   instructions per operation, stock vs patched, under valgrind (default-mode cost)
   vm       run a static program in a multi-node NUMA guest (QEMU) and exit with its status
+  index    write results/INDEX.md and INDEX.json: every results folder, its series, runtime and status
 
 Run 'schedlab <command> -h' for the flags of a command.
 `
@@ -85,6 +87,8 @@ func main() {
 		err = cmdDoctor(args)
 	case "census":
 		err = cmdCensus(ctx, args)
+	case "index":
+		err = cmdIndex(args)
 	case "vm":
 		err = cmdVM(ctx, args)
 	case "help", "-h", "-help", "--help":
@@ -544,6 +548,52 @@ func cmdTrace(args []string) error {
 			return err
 		}
 		fmt.Printf("wrote %s (and .png): %s\n", filepath.Join(dir, trace.TimelineFile), what)
+	}
+	return nil
+}
+
+func cmdIndex(args []string) error {
+	fs := flag.NewFlagSet("index", flag.ExitOnError)
+	check := fs.Bool("check", false, "do not write: fail if the committed index differs from a fresh one")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: schedlab index [-check]\n\n"+
+			"Writes results/%s and %s: one line per results folder with its date, series,\n"+
+			"runtime fingerprint (from the checkout's git history), status against the current\n"+
+			"series, harness commit, later folder of the same study, and the docs citing it.\n\n", results.IndexFile, results.IndexJSONFile)
+		fs.PrintDefaults()
+	}
+	fs.Parse(args)
+	r, err := root()
+	if err != nil {
+		return err
+	}
+	es, current, runtime, err := results.BuildIndex(r)
+	if err != nil {
+		return err
+	}
+	var md, js bytes.Buffer
+	results.WriteIndex(&md, es, current, runtime)
+	if err := results.WriteIndexJSON(&js, es, current, runtime); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{results.IndexFile, md.Bytes()}, {results.IndexJSONFile, js.Bytes()}} {
+		path := filepath.Join(r, "results", f.name)
+		if *check {
+			old, err := os.ReadFile(path)
+			if err != nil || !bytes.Equal(old, f.data) {
+				return fmt.Errorf("%s is stale: run schedlab index (make index)", path)
+			}
+			continue
+		}
+		if err := os.WriteFile(path, f.data, 0o644); err != nil {
+			return err
+		}
+	}
+	if !*check {
+		fmt.Printf("wrote results/%s and %s: %d folders\n", results.IndexFile, results.IndexJSONFile, len(es))
 	}
 	return nil
 }

@@ -29,7 +29,7 @@ import (
 
 func main() {
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: series apply|extract|check|check-rebase|rebase|toolchain|verify-repro|stock|version|hash|pin [flags] [args]")
+		fmt.Fprintln(os.Stderr, "usage: series apply|extract|check|check-rebase|rebase|toolchain|verify-repro|stock|version|hash|runtime-hash|pin [flags] [args]")
 		os.Exit(2)
 	}
 	flag.Parse()
@@ -82,6 +82,15 @@ func main() {
 	case "hash":
 		var h string
 		if h, err = s.SeriesHash(); err == nil {
+			fmt.Println(h)
+		}
+	case "runtime-hash": // [patches dir]
+		dir := s.Patches
+		if fs.NArg() > 0 {
+			dir = fs.Arg(0)
+		}
+		var h string
+		if h, err = series.RuntimeFingerprint(dir); err == nil {
 			fmt.Println(h)
 		}
 	case "pin":

@@ -1,0 +1,134 @@
+package series
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+const patchA = `From 1 Mon Sep 17 00:00:00 2001
+Subject: [PATCH] runtime: a
+
+message one
+---
+diff --git a/src/runtime/proc.go b/src/runtime/proc.go
+index 1111..2222 100644
+--- a/src/runtime/proc.go
++++ b/src/runtime/proc.go
+@@ -1 +1 @@
+-old
++new
+diff --git a/src/runtime/proc_test.go b/src/runtime/proc_test.go
+index 3333..4444 100644
+@@ -1 +1 @@
+-t1
++t2
+diff --git a/src/cmd/trace/main.go b/src/cmd/trace/main.go
+index 5555..6666 100644
+@@ -1 +1 @@
+-x
++y
+-- 
+2.39.5
+`
+
+func writePatch(t *testing.T, dir, name, text string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRuntimeFingerprint checks what the fingerprint follows: runtime
+// code, not messages, tests or other commands.
+func TestRuntimeFingerprint(t *testing.T) {
+	fp := func(text string) string {
+		dir := t.TempDir()
+		writePatch(t, dir, "0001-a.patch", text)
+		got, err := RuntimeFingerprint(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	base := fp(patchA)
+	for name, c := range map[string]struct {
+		from, to string
+		same     bool
+	}{
+		"message":      {"message one", "message two", true},
+		"test file":    {"+t2", "+t3", true},
+		"cmd/trace":    {"+y", "+z", true},
+		"runtime code": {"+new", "+newer", false},
+	} {
+		other := fp(replace(patchA, c.from, c.to))
+		if (other == base) != c.same {
+			t.Errorf("%s changed: fingerprint %s -> %s, want same=%v", name, base, other, c.same)
+		}
+	}
+	if len(base) != 12 {
+		t.Errorf("fingerprint %q, want 12 hex digits", base)
+	}
+}
+
+func replace(s, old, new string) string {
+	for i := 0; i+len(old) <= len(s); i++ {
+		if s[i:i+len(old)] == old {
+			return s[:i] + new + s[i+len(old):]
+		}
+	}
+	panic("no " + old)
+}
+
+func TestIsRuntimeFile(t *testing.T) {
+	for p, want := range map[string]bool{
+		"src/runtime/proc.go":                   true,
+		"src/runtime/asm_amd64.s":               true,
+		"src/internal/runtime/atomic/types.go":  true,
+		"src/runtime/numa_test.go":              false,
+		"src/runtime/testdata/testprog/numa.go": false,
+		"src/cmd/trace/steals.go":               false,
+		"src/internal/trace/tracev2/events.go":  true,
+		"src/internal/trace/order.go":           false,
+		"src/runtime/metrics/description.go":    true,
+	} {
+		if got := isRuntimeFile(p); got != want {
+			t.Errorf("isRuntimeFile(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+// TestRuntimeFingerprintsHistory checks the history walk against the
+// working tree: the current series must map to the fingerprint of
+// patches/ (when this checkout's history has it committed).
+func TestRuntimeFingerprintsHistory(t *testing.T) {
+	root, err := filepath.Abs("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".git")); err != nil {
+		t.Skip("not a git checkout")
+	}
+	fps, err := RuntimeFingerprints(root)
+	if err != nil {
+		t.Skip(err)
+	}
+	cur, err := HashPatches(filepath.Join(root, "patches"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, ok := fps[cur]
+	if !ok {
+		t.Skipf("series %s is not committed yet", cur)
+	}
+	want, err := RuntimeFingerprint(filepath.Join(root, "patches"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fp != want {
+		t.Errorf("history maps %s to %s; patches/ gives %s", cur, fp, want)
+	}
+	if len(fps) < 2 {
+		t.Errorf("%d series in the history, want more than one", len(fps))
+	}
+}
