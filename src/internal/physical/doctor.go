@@ -197,11 +197,23 @@ func (nodeLoads) SetAttrs(a *unix.PerfEventAttr) error {
 
 func (nodeLoads) String() string { return "node-loads" }
 
+// cpuMigrations counts a thread's moves between CPUs (perf's software
+// event cpu-migrations), which opens without a PMU, in a VM too.
+type cpuMigrations struct{}
+
+func (cpuMigrations) SetAttrs(a *unix.PerfEventAttr) error {
+	a.Type = unix.PERF_TYPE_SOFTWARE
+	a.Config = unix.PERF_COUNT_SW_CPU_MIGRATIONS
+	return nil
+}
+
+func (cpuMigrations) String() string { return "cpu-migrations" }
+
 // probePerfEvents tries each event this project reports or a NUMA study
 // needs, on the calling goroutine's thread.
 func probePerfEvents() []DoctorEvent {
 	var out []DoctorEvent
-	for _, e := range []events.Event{events.EventCPUCycles, events.EventInstructions, events.EventCacheMisses, nodeLoads{}} {
+	for _, e := range []events.Event{events.EventCPUCycles, events.EventInstructions, events.EventCacheMisses, nodeLoads{}, cpuMigrations{}} {
 		de := DoctorEvent{Name: fmt.Sprint(e)}
 		c, err := perf.OpenCounter(perf.TargetThisGoroutine, e)
 		if err != nil {

@@ -38,6 +38,11 @@ var vmstatKeys = []string{"numa_hit", "numa_miss", "numa_foreign", "numa_local",
 // that reached some node's memory, and those that missed the local node.
 var perfNUMAEvents = []string{"node-loads", "node-load-misses"}
 
+// perfSchedEvents are the kernel's software events a run counts over the
+// whole benchmark process: how often its threads moved between CPUs and
+// how often they were switched out. They open without a PMU.
+var perfSchedEvents = []string{"cpu-migrations", "context-switches"}
+
 // Info records what the physical collectors measured in a results
 // folder and what they could not, with the reason.
 type Info struct {
@@ -47,8 +52,9 @@ type Info struct {
 
 // A Probe collects the physical evidence around benchmark runs.
 type Probe struct {
-	proc string // the proc file system, normally /proc
-	perf string // perf binary, "" when hardware counters are not collected
+	proc   string   // the proc file system, normally /proc
+	perf   string   // perf binary, "" when no counter is collected
+	events []string // what runs count under perf stat: perfNUMAEvents, perfSchedEvents or both
 	// Info says what the probe collects on this machine; it is fixed
 	// when NewProbe returns.
 	Info Info
@@ -76,38 +82,50 @@ func NewProbe(proc string, d *Doctor) *Probe {
 		p.Info.Measured = append(p.Info.Measured, "page placement of the benchmark process's anonymous memory (Go heap, stacks) by node, from /proc/<pid>/numa_maps sampled every "+
 			numaMapsPeriod.String()+" (the last sample before the process exits): resident-MiB, node<N>-MiB, top-node-share")
 	}
-	why := perfUnavailable(d)
-	if why == "" {
-		if path, err := exec.LookPath("perf"); err == nil {
-			p.perf = path
-		} else {
-			why = "the events open but the perf tool is not installed (it counts every thread of the process from exec on)"
-		}
+	path, lookErr := exec.LookPath("perf")
+	noTool := "the events open but the perf tool is not installed (it counts every thread of the process from exec on)"
+	why := perfUnavailable(d, "node-loads")
+	if why == "" && lookErr != nil {
+		why = noTool
 	}
-	if p.perf != "" {
+	if why == "" {
+		p.events = append(p.events, perfNUMAEvents...)
 		p.Info.Measured = append(p.Info.Measured, "hardware counters over the whole benchmark process (perf stat): "+strings.Join(perfNUMAEvents, ", ")+
 			"; node-miss-share = node-load-misses / node-loads")
 	} else {
 		p.Info.Unavailable = append(p.Info.Unavailable, "hardware counters ("+strings.Join(perfNUMAEvents, ", ")+"): not available: "+why)
 	}
+	why = perfUnavailable(d, "cpu-migrations")
+	if why == "" && lookErr != nil {
+		why = noTool
+	}
+	if why == "" {
+		p.events = append(p.events, perfSchedEvents...)
+		p.Info.Measured = append(p.Info.Measured, "kernel scheduler events over the whole benchmark process (perf stat software events): "+strings.Join(perfSchedEvents, ", ")+" (per run)")
+	} else {
+		p.Info.Unavailable = append(p.Info.Unavailable, "kernel scheduler events ("+strings.Join(perfSchedEvents, ", ")+"): not available: "+why)
+	}
+	if len(p.events) > 0 {
+		p.perf = path
+	}
 	return p
 }
 
-// perfUnavailable says why the NUMA hardware events cannot be counted,
-// from the doctor's probe; "" when they open.
-func perfUnavailable(d *Doctor) string {
+// perfUnavailable says why the doctor's event name (and those counted
+// with it) cannot be counted, from its probe; "" when it opens.
+func perfUnavailable(d *Doctor, name string) string {
 	if d == nil || d.PerfEvents == nil {
 		return "perf events were not probed"
 	}
 	for _, e := range d.PerfEvents {
-		if e.Name == "node-loads" {
+		if e.Name == name {
 			if e.OK {
 				return ""
 			}
 			return e.Why
 		}
 	}
-	return "the doctor did not probe node-loads"
+	return "the doctor did not probe " + name
 }
 
 // PerfStat reports whether runs go under perf stat: then Wrap writes
@@ -120,7 +138,7 @@ func (p *Probe) Wrap(argv []string, out string) []string {
 	if p.perf == "" {
 		return argv
 	}
-	return append([]string{p.perf, "stat", "-x", ",", "-o", out, "-e", strings.Join(perfNUMAEvents, ","), "--"}, argv...)
+	return append([]string{p.perf, "stat", "-x", ",", "-o", out, "-e", strings.Join(p.events, ","), "--"}, argv...)
 }
 
 // A Run collects one run's evidence: vmstat before and after, and the
@@ -237,28 +255,38 @@ func (r *Run) End() []Metric {
 	if len(r.perfOuts) > 0 {
 		// The counts of every process of the run, summed; an event
 		// counts only if every process reported it.
-		var loads, misses float64
-		okL, okM := true, true
+		sum := map[string]float64{}
+		ok := map[string]bool{}
+		for _, e := range r.p.events {
+			ok[e] = true
+		}
 		for _, out := range r.perfOuts {
 			data, err := os.ReadFile(out)
 			if err != nil {
-				okL, okM = false, false
+				ok = map[string]bool{}
 				break
 			}
 			counts := parsePerfStat(data)
-			l, ok1 := counts["node-loads"]
-			m, ok2 := counts["node-load-misses"]
-			loads, misses = loads+l, misses+m
-			okL, okM = okL && ok1, okM && ok2
+			for _, e := range r.p.events {
+				v, found := counts[e]
+				sum[e] += v
+				ok[e] = ok[e] && found
+			}
 		}
-		if okL {
+		loads, misses := sum["node-loads"], sum["node-load-misses"]
+		if ok["node-loads"] {
 			ms = append(ms, Metric{loads, "node-loads/run"})
 		}
-		if okM {
+		if ok["node-load-misses"] {
 			ms = append(ms, Metric{misses, "node-load-misses/run"})
 		}
-		if okL && okM && loads > 0 {
+		if ok["node-loads"] && ok["node-load-misses"] && loads > 0 {
 			ms = append(ms, Metric{misses / loads, "node-miss-share"})
+		}
+		for _, e := range perfSchedEvents {
+			if ok[e] {
+				ms = append(ms, Metric{sum[e], e + "/run"})
+			}
 		}
 	}
 	return ms

@@ -56,7 +56,7 @@ func TestReadVMStat(t *testing.T) {
 
 func TestParsePerfStat(t *testing.T) {
 	got := parsePerfStat(readFixture(t, "perf-stat.csv"))
-	want := map[string]float64{"node-loads": 12345678, "node-load-misses": 234567}
+	want := map[string]float64{"node-loads": 12345678, "node-load-misses": 234567, "cpu-migrations": 17, "context-switches": 1203}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("parsePerfStat = %v, want %v (an unsupported event is left out)", got, want)
 	}
@@ -106,10 +106,13 @@ func TestFindProcess(t *testing.T) {
 func TestPhysicalRun(t *testing.T) {
 	bin := "/tmp/x/w.test"
 	proc := fakeProc(t, bin)
-	p := NewProbe(proc, &Doctor{PerfEvents: []DoctorEvent{{Name: "node-loads", Why: "no PMU"}}})
-	if p.perf != "" || len(p.Info.Measured) != 3 || len(p.Info.Unavailable) != 1 || !strings.Contains(p.Info.Unavailable[0], "not available: no PMU") {
+	p := NewProbe(proc, &Doctor{PerfEvents: []DoctorEvent{{Name: "node-loads", Why: "no PMU"}, {Name: "cpu-migrations", Why: "paranoid"}}})
+	if p.perf != "" || len(p.Info.Measured) != 3 || len(p.Info.Unavailable) != 2 || !strings.Contains(p.Info.Unavailable[0], "not available: no PMU") ||
+		!strings.Contains(p.Info.Unavailable[1], "scheduler events (cpu-migrations, context-switches): not available: paranoid") {
 		t.Fatalf("probe: perf %q, info %+v", p.perf, p.Info)
 	}
+	// Count as a machine with both kinds of events would.
+	p.events = append(append([]string(nil), perfNUMAEvents...), perfSchedEvents...)
 	// Two processes' perf counts (a run of -copies 2) are summed.
 	tmp := t.TempDir()
 	perfOuts := []string{filepath.Join(tmp, "perf-0.txt"), filepath.Join(tmp, "perf-1.txt")}
@@ -147,6 +150,8 @@ func TestPhysicalRun(t *testing.T) {
 		"node-loads/run":       2 * 12345678,
 		"node-load-misses/run": 2 * 234567,
 		"node-miss-share":      234567.0 / 12345678,
+		"cpu-migrations/run":   2 * 17,
+		"context-switches/run": 2 * 1203,
 		"cpu0-busy-share":      0.75,
 		"cpu1-busy-share":      0.25,
 		"cpu-busy-spread":      0.5,
