@@ -187,6 +187,7 @@ func (r *runner) start(ctx context.Context, tc *toolchain.Toolchain, bp *builtPk
 		cmd.Stdout = &ps.stdouts[k]
 		cmd.Stderr = &ps.stderrs[k]
 		cmd.WaitDelay = 5 * time.Second
+		ownGroup(cmd)
 		ps.cmds[k] = cmd
 	}
 	return ps

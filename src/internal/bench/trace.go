@@ -90,6 +90,7 @@ func (r *runner) extraRun(ctx context.Context, what string, t Target, v Variant,
 	argv := append(append([]string(nil), v.Wrapper...), bp.bin)
 	argv = append(argv, args...)
 	cmd := exec.CommandContext(rctx, argv[0], argv[1:]...)
+	ownGroup(cmd)
 	cmd.Dir = bp.dir
 	cmd.Env = runEnv(r.tcs[v.Toolchain], v, godebug)
 	var buf bytes.Buffer
