@@ -91,14 +91,19 @@ func (r *runner) runArgs(t Target) ([]string, time.Duration) {
 func runEnv(tc *toolchain.Toolchain, v Variant, extra string) []string {
 	env := tc.Env()
 	env = append(env, "PATH="+filepath.Join(tc.GOROOT, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
-	godebug := v.GODEBUG
-	if extra != "" {
-		godebug = strings.TrimPrefix(godebug+","+extra, ",")
-	}
-	if godebug != "" {
+	if godebug := joinGODEBUG(v.GODEBUG, extra); godebug != "" {
 		env = append(env, "GODEBUG="+godebug)
 	}
 	return env
+}
+
+// joinGODEBUG joins two GODEBUG settings lists, either of which may be
+// empty.
+func joinGODEBUG(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "," + b
 }
 
 // runOne runs target t under variant v once, in round s.Round, and

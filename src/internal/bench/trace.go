@@ -44,7 +44,7 @@ func (r *runner) traceAll(ctx context.Context) {
 			extra := ""
 			if tc.Series != "none" {
 				extra = "tracesteal=1"
-				tm.GODEBUG = strings.TrimPrefix(v.GODEBUG+",tracesteal=1", ",")
+				tm.GODEBUG = joinGODEBUG(v.GODEBUG, extra)
 			}
 			out, wall, err := r.extraRun(ctx, "traced", t, v, bp, extra, "-test.trace="+filepath.Join(r.opt.Out, tm.File))
 			tm.WallS = wall
@@ -99,6 +99,6 @@ func (r *runner) extraRun(ctx context.Context, what string, t Target, v Variant,
 	err = cmd.Run()
 	wallS = time.Since(t0).Seconds()
 	fmt.Fprintf(r.log, "=== %s run: %s [%s]: %s (GODEBUG=%s, %.3fs)\n%s\n", what, t.Name, v.Name, strings.Join(argv, " "),
-		strings.TrimPrefix(v.GODEBUG+","+godebug, ","), wallS, buf.String())
+		joinGODEBUG(v.GODEBUG, godebug), wallS, buf.String())
 	return buf.String(), wallS, err
 }

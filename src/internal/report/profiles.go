@@ -24,7 +24,7 @@ func writeProfiles(p func(string, ...any), meta *results.Metadata, dir string) {
 	p("## Block and mutex profiles\n\n")
 	p("One profiled run of each benchmark under each variant, after the measured rounds (profiling's cost is not in the tables above), recording every event. ")
 	p("A site is the blocking primitive and the first caller outside the runtime, sync and internal packages; samples with no such caller, or that reach the testing package first (a benchmark's runner waiting for its goroutine, the runtime's own locks), are summed apart and left out of the shares. ")
-	p("Each cell: the site's share of the variant's delay at program sites (and its delay); the change is against %s in percentage points. ", meta.Variants[0].Name)
+	p("Each cell: the site's share of the variant's delay at program sites (and its delay); the change is against %s in percentage points. ", baseVariant(meta))
 	p("One run per cell, and the totals include the benchmark's calibration runs: read shares, not totals, and treat small changes as noise. ")
 	p("The profiles are in `%s/`; `go tool pprof -top -diff_base=A B` compares two.\n\n", results.ProfilesDir)
 	type key struct{ target, kind string }

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
 	"os/exec"
@@ -32,28 +31,10 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
-// filesUnder lists the files below root/dir (absent: none) whose names
-// end in one of suffixes, relative to root and slash-separated.
+// filesUnder is listFiles, failing the test on an error.
 func filesUnder(t *testing.T, root, dir string, suffixes ...string) []string {
 	t.Helper()
-	var files []string
-	err := filepath.WalkDir(filepath.Join(root, filepath.FromSlash(dir)), func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if os.IsNotExist(err) {
-				return nil
-			}
-			return err
-		}
-		if d.IsDir() || !slices.ContainsFunc(suffixes, func(s string) bool { return strings.HasSuffix(p, s) }) {
-			return nil
-		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
-		}
-		files = append(files, filepath.ToSlash(rel))
-		return nil
-	})
+	files, err := listFiles(root, dir, suffixes...)
 	if err != nil {
 		t.Fatal(err)
 	}

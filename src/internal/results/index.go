@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -161,6 +162,30 @@ func benchSeries(path string) string {
 
 type doc struct{ path, text string }
 
+// listFiles lists the files below root/dir (absent: none) whose names
+// end in one of suffixes, relative to root and slash-separated.
+func listFiles(root, dir string, suffixes ...string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(filepath.Join(root, filepath.FromSlash(dir)), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if os.IsNotExist(err) {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() || !slices.ContainsFunc(suffixes, func(s string) bool { return strings.HasSuffix(p, s) }) {
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		files = append(files, filepath.ToSlash(rel))
+		return nil
+	})
+	return files, err
+}
+
 // readDocs reads the documents whose citations the index lists:
 // README.md, CONTRIBUTING.md and docs/**/*.md.
 func readDocs(root string) ([]doc, error) {
@@ -170,25 +195,11 @@ func readDocs(root string) ([]doc, error) {
 			paths = append(paths, f)
 		}
 	}
-	err := filepath.WalkDir(filepath.Join(root, "docs"), func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if os.IsNotExist(err) {
-				return nil
-			}
-			return err
-		}
-		if !d.IsDir() && strings.HasSuffix(p, ".md") {
-			rel, err := filepath.Rel(root, p)
-			if err != nil {
-				return err
-			}
-			paths = append(paths, filepath.ToSlash(rel))
-		}
-		return nil
-	})
+	more, err := listFiles(root, "docs", ".md")
 	if err != nil {
 		return nil, err
 	}
+	paths = append(paths, more...)
 	sort.Strings(paths)
 	var docs []doc
 	for _, p := range paths {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -24,7 +25,7 @@ type FamilyRow struct {
 func (c *Comparison) Family(units []string) []FamilyRow {
 	var rows []FamilyRow
 	for _, t := range c.Tables {
-		if !containsUnit(units, t.Unit) {
+		if !slices.Contains(units, t.Unit) {
 			continue
 		}
 		for _, r := range t.Rows {
@@ -45,15 +46,6 @@ func (c *Comparison) Family(units []string) []FamilyRow {
 	}
 	sort.SliceStable(rows, func(a, b int) bool { return rows[a].P < rows[b].P })
 	return rows
-}
-
-func containsUnit(units []string, u string) bool {
-	for _, x := range units {
-		if x == u {
-			return true
-		}
-	}
-	return false
 }
 
 // WriteFamily writes the family's rows with p below alpha, and how many

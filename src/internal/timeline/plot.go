@@ -293,12 +293,9 @@ func (v *view) legend() []legendEntry {
 	}
 	tri := func(col color.Color, dir string) thumb {
 		return func(c *draw.Canvas) {
-			x := (c.Min.X + c.Max.X) / 2
-			y := c.Min.Y
+			x, y := (c.Min.X+c.Max.X)/2, c.Min.Y+6.4
 			if dir == "down" {
 				y = c.Max.Y - 6.4
-			} else {
-				y = c.Min.Y + 6.4
 			}
 			mark(c, x, y, col, dir)
 		}

@@ -141,10 +141,14 @@ func readCSV(r io.Reader, what string, want ...string) ([][]string, map[string]i
 			return nil, nil, fmt.Errorf("%s CSV: no %s column in header %q (not go tool trace -d=%s output?)", what, w, strings.Join(recs[0], ","), what)
 		}
 	}
+	need := 0 // fields a record needs to hold every wanted column
+	for _, w := range want {
+		need = max(need, col[w]+1)
+	}
 	recs = recs[1:]
 	for i, rec := range recs {
-		if len(rec) < len(recs[0]) && len(rec) <= col[want[len(want)-1]] {
-			return nil, nil, fmt.Errorf("%s CSV line %d: %d fields", what, i+2, len(rec))
+		if len(rec) < need {
+			return nil, nil, fmt.Errorf("%s CSV line %d: %d fields, want at least %d", what, i+2, len(rec), need)
 		}
 	}
 	return recs, col, nil

@@ -65,6 +65,7 @@ func TestReadRejects(t *testing.T) {
 		"backwards":          "kind,start_ns,end_ns,proc,thread,goroutine,state,reason\nrun,10,5,0,1,1,Waiting,\n",
 		"not a number":       "kind,start_ns,end_ns,proc,thread,goroutine,state,reason\nrun,x,5,0,1,1,Waiting,\n",
 		"empty":              "",
+		"short record":       "kind,start_ns,end_ns,proc,thread,goroutine,state,reason\nrun,1,2\n",
 	} {
 		if err := (&Trace{}).ReadRuns(strings.NewReader(in)); err == nil {
 			t.Errorf("%s: accepted", name)
