@@ -81,7 +81,7 @@ main: harness
 bench: toolchain harness
 	@scripts/bench.sh
 
-# One of the five studies in results/: STUDY=cost|timeslice|sysmontick|numa|steal.
+# One of the studies in results/: STUDY=cost|timeslice|sysmontick|numa|guest-numa|multiproc|steal|tracecost|pauses|timeline (scripts/study.sh).
 study: toolchain harness
 	@scripts/study.sh $(STUDY)
 

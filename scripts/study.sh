@@ -9,8 +9,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
-study=${1:?usage: study.sh cost|timeslice|sysmontick|numa|multiproc|steal|tracecost|pauses|timeline}
+study=${1:?usage: study.sh cost|timeslice|sysmontick|numa|guest-numa|multiproc|steal|tracecost|pauses|timeline}
 count=${COUNT:-10}
+# Guest runs are emulated (~10x slower on memory) and their times decide
+# nothing: three rounds show placement.
+[ "$study" = guest-numa ] && count=${COUNT:-3}
 case $study in
 timeslice | sysmontick) benchtime=${BENCHTIME:-400x} ;;
 *) benchtime=${BENCHTIME:-200ms} ;;
@@ -130,6 +133,51 @@ numa)
 		-variant "bind1=patched:$numa,numabind=1" \
 		-variant "bind2=patched:$numa,numabind=2" \
 		"${oracle[@]}"
+	;;
+guest-numa)
+	# The NUMA study's short form on a real multi-node kernel: 2-node
+	# QEMU guests (docs/guest.md), 1 vCPU a node, the four memory-bound
+	# workloads, with the kernel's NUMA balancer on and then off. The
+	# test binaries are built here (static) and run in the guest by a
+	# static schedlab (bench -prebuilt). What the guest shows is real:
+	# numa_maps by node, /proc/vmstat's NUMA counters, binding against
+	# the kernel's node CPU lists. Its times are the emulator's and
+	# decide nothing. The oracle rows are numactl's: threads and memory
+	# on node 0, memory interleaved, memory bound to node 1. A third
+	# guest with 192 MiB a node (node 0 also holds the guest's files)
+	# runs numactl --preferred=0, whose memory must spill to node 1.
+	scripts/guest-setup.sh .cache/guest
+	in=.cache/guest-numa-in
+	rm -rf "$in"
+	mem='FanOutSharedData|PointerChase|GCHeavy|RequestResponse'
+	CGO_ENABLED=0 .bin/schedlab bench -suite workloads -bench "$mem" -variant stock -variant patched -build-only "$in"
+	env -u GOFLAGS CGO_ENABLED=0 go build -o .bin/schedlab-static ./src/cmd/schedlab
+	guest_bench() { # guest_bench <folder> <schedlab vm flags...> -- <schedlab bench flags...>
+		local out vmflags=()
+		out=$(fresh_dir "$1")
+		shift
+		while [ "$1" != -- ]; do
+			vmflags+=("$1")
+			shift
+		done
+		shift
+		.bin/schedlab vm -nodes 2 -cpus 2 -timeout 90m "${vmflags[@]}" -in "$in" -out "$out" -- \
+			.bin/schedlab-static bench -prebuilt /in -suite workloads -bench "$mem" "${run[@]}" -out /tmp/out "$@"
+		.bin/schedlab report "$out"
+		echo "results folder: $out"
+	}
+	for bal in 1 0; do
+		guest_bench "$prefix-guest-numa-balancing$bal" -mem 1024 -balancing "$bal" -- \
+			-variant stock -variant stock2=stock \
+			-variant "wake=patched:numa=1" \
+			-variant "bind1=patched:numa=1,numabind=1" \
+			-variant "bind2=patched:numa=1,numabind=2" \
+			-variant oracle-node0=stock -wrap 'oracle-node0=numactl --cpunodebind=0 --membind=0' \
+			-variant oracle-interleave=stock -wrap 'oracle-interleave=numactl --interleave=all' \
+			-variant oracle-membind1=stock -wrap 'oracle-membind1=numactl --membind=1'
+	done
+	guest_bench "$prefix-guest-numa-preferred" -mem 384 -balancing 0 -- \
+		-variant stock -variant oracle-preferred0=stock -wrap 'oracle-preferred0=numactl --preferred=0'
 	;;
 multiproc)
 	# Binding with several processes (issue 20): every run starts COPIES

@@ -167,6 +167,7 @@ func defaultOut(root, suite string) string {
 type benchFlags struct {
 	suite, bench, benchtime, cpu, out string
 	measure, profile                  string
+	buildOnly, prebuilt               string
 	count, copies                     int
 	timeout                           time.Duration
 	variants, wraps                   listFlag
@@ -185,12 +186,14 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noReport, "noreport", false, "do not write the report (README, plots) at the end")
 	fs.StringVar(&f.measure, "measure", "", "what to measure: the benchmarks' own units (default), or 'instructions': instructions/op under cachegrind, GOMAXPROCS=1 unless -cpu, at -benchtime Nx if given, else at an iteration count calibrated per benchmark")
 	fs.StringVar(&f.profile, "profile", "", "after the rounds, one more run of every benchmark under every variant writing these profiles into "+results.ProfilesDir+"/: a list of block, mutex (every event recorded); the report lists the top blocking sites per variant")
+	fs.StringVar(&f.buildOnly, "build-only", "", "build the suite's test binaries for every variant's toolchain into this folder, with a manifest ("+bench.PrebuiltFile+"), and run nothing: for a later -prebuilt run where no Go toolchain is, such as a NUMA guest (docs/guest.md; build with CGO_ENABLED=0 there)")
+	fs.StringVar(&f.prebuilt, "prebuilt", "", "run the test binaries of this -build-only folder instead of building them (no Go toolchain or checkout needed)")
 	fs.BoolVar(&f.trace, "trace", false, "after the rounds, trace one run of every benchmark under every variant (schedlab toolchains with GODEBUG=tracesteal=1) into traces/ and analyse its steals")
 }
 
 func runBench(ctx context.Context, f *benchFlags, variants []bench.Variant, sweep *results.SweepInfo) error {
 	r, err := root()
-	if err != nil {
+	if err != nil && f.prebuilt == "" {
 		return err
 	}
 	if f.cpu != "" {
@@ -214,7 +217,23 @@ func runBench(ctx context.Context, f *benchFlags, variants []bench.Variant, swee
 	if err := suite.Filter(f.bench); err != nil {
 		return err
 	}
+	opt := bench.Options{
+		Root: r, Suite: suite, Variants: variants, Count: f.count, Benchtime: f.benchtime,
+		CPU: f.cpu, Timeout: f.timeout, Command: commandLine(os.Args),
+		Stderr: os.Stderr, Sweep: sweep, Trace: f.trace, Profile: profiles, Copies: f.copies, Measure: f.measure,
+		BuildOnly: f.buildOnly, Prebuilt: f.prebuilt,
+	}
+	if f.buildOnly != "" {
+		if _, err := bench.Run(ctx, opt); err != nil {
+			return err
+		}
+		fmt.Printf("\ntest binaries: %s\n", f.buildOnly)
+		return nil
+	}
 	out := f.out
+	if out == "" && r == "" {
+		return fmt.Errorf("-prebuilt without a checkout: name the results folder with -out")
+	}
 	if out == "" {
 		name := f.suite
 		if sweep != nil {
@@ -229,11 +248,8 @@ func runBench(ctx context.Context, f *benchFlags, variants []bench.Variant, swee
 	if _, err := os.Stat(filepath.Join(out, results.RawFile)); err == nil {
 		return fmt.Errorf("%s already holds results: a rerun gets a new folder (name another -out, or omit it)", out)
 	}
-	_, berr := bench.Run(ctx, bench.Options{
-		Root: r, Suite: suite, Variants: variants, Count: f.count, Benchtime: f.benchtime,
-		CPU: f.cpu, Timeout: f.timeout, Out: out, Command: commandLine(os.Args),
-		Stderr: os.Stderr, Sweep: sweep, Trace: f.trace, Profile: profiles, Copies: f.copies, Measure: f.measure,
-	})
+	opt.Out = out
+	_, berr := bench.Run(ctx, opt)
 	if berr != nil && !errors.Is(berr, bench.ErrFailures) && !errors.Is(berr, context.Canceled) {
 		if _, err := os.Stat(filepath.Join(out, results.RawFile)); err != nil {
 			return berr

@@ -37,6 +37,7 @@ func cmdVM(ctx context.Context, args []string) error {
 	fs.IntVar(&o.Balancing, "balancing", -1, "kernel.numa_balancing in the guest: 0 or 1 (default the kernel's, 1)")
 	fs.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "limit of the whole run, boot included")
 	fs.StringVar(&o.OutDir, "out", "", "folder for what PROG writes under $OUT in the guest (default: dropped)")
+	fs.StringVar(&o.InDir, "in", "", "a folder copied into the guest as $IN (e.g. test binaries from schedlab bench -build-only)")
 	var env listFlag
 	fs.Var(&env, "env", "NAME=VALUE for PROG's environment (repeatable); "+fmt.Sprint(passedEnv)+" pass through when set")
 	fs.Parse(args)
@@ -66,6 +67,11 @@ func cmdVM(ctx context.Context, args []string) error {
 		setup.Stdout, setup.Stderr = os.Stderr, os.Stderr
 		if err := setup.Run(); err != nil {
 			return fmt.Errorf("vm: scripts/guest-setup.sh: %v", err)
+		}
+	}
+	if o.InDir != "" {
+		if fi, err := os.Stat(o.InDir); err != nil || !fi.IsDir() {
+			return fmt.Errorf("vm: -in %s: not a folder", o.InDir)
 		}
 	}
 	if o.OutDir != "" {

@@ -61,6 +61,14 @@ type Options struct {
 	// MeasureInstructions (instructions/op under cachegrind, see
 	// runInstructions).
 	Measure string
+	// BuildOnly, when set, is a folder: Run builds the suite's test
+	// binaries for every variant's toolchain into it, writes its
+	// PrebuiltFile and runs nothing (Out is not used).
+	BuildOnly string
+	// Prebuilt, when set, is a BuildOnly folder whose binaries Run
+	// uses instead of building: for a machine with no Go toolchain,
+	// such as a NUMA guest. Root may then be "".
+	Prebuilt string
 }
 
 // A runner is one call of Run: the folder it writes and what it has
@@ -83,6 +91,7 @@ type runner struct {
 	tmp       string
 	cfg       results.BlockConfig
 	logMu     sync.Mutex // logf may be called from concurrent builds
+	pre       *prebuilt  // Options.Prebuilt's manifest
 }
 
 // ErrFailures is returned (wrapped) by Run when some builds or runs
@@ -96,6 +105,9 @@ func Run(ctx context.Context, opt Options) (*results.Metadata, error) {
 	countNote, err := opt.check()
 	if err != nil {
 		return nil, err
+	}
+	if opt.BuildOnly != "" {
+		return nil, buildOnly(ctx, opt, countNote)
 	}
 	if _, err := os.Stat(filepath.Join(opt.Out, results.RawFile)); err == nil {
 		return nil, fmt.Errorf("%s already holds results (%s); choose another -out", opt.Out, results.RawFile)
@@ -127,7 +139,11 @@ func Run(ctx context.Context, opt Options) (*results.Metadata, error) {
 		return nil, err
 	}
 
-	r.build(ctx)
+	if r.pre != nil {
+		r.usePrebuilt()
+	} else {
+		r.build(ctx)
+	}
 	if err := ctx.Err(); err != nil {
 		return r.finish(err)
 	}
@@ -160,6 +176,12 @@ func (opt *Options) check() (countNote string, err error) {
 	if len(opt.Variants) == 0 {
 		return "", fmt.Errorf("no variants")
 	}
+	if opt.BuildOnly != "" && opt.Prebuilt != "" {
+		return "", fmt.Errorf("-build-only and -prebuilt: one or the other")
+	}
+	if opt.Prebuilt != "" && opt.Trace {
+		return "", fmt.Errorf("-trace analyses traces with the patched toolchain's go tool trace: not with -prebuilt")
+	}
 	switch opt.Measure {
 	case MeasureTime:
 	case MeasureInstructions:
@@ -188,24 +210,38 @@ func (opt *Options) check() (countNote string, err error) {
 // metadata: everything that can fail fast, before anything slow.
 func newRunner(opt Options, countNote string) (*runner, error) {
 	r := &runner{opt: opt, tcs: map[string]*toolchain.Toolchain{}, bins: map[string]map[string]*builtPkg{}}
-	upstream, err := toolchain.ReadUpstream(filepath.Join(opt.Root, "toolchain", "UPSTREAM"))
 	var notes []string
 	if countNote != "" {
 		notes = append(notes, countNote)
 	}
-	if err != nil {
-		upstream = toolchain.DefaultUpstream
-		notes = append(notes, fmt.Sprintf("toolchain/UPSTREAM not readable (%v); assumed upstream %s", err, upstream))
-	}
-	seriesHash, err := toolchain.SeriesHash(filepath.Join(opt.Root, "patches"))
-	if err != nil {
-		return nil, fmt.Errorf("series hash of patches/: %v", err)
+	var upstream, seriesHash string
+	var project results.Provenance
+	if opt.Prebuilt != "" {
+		pre, err := readPrebuilt(opt.Prebuilt, opt.Suite, opt.Variants)
+		if err != nil {
+			return nil, err
+		}
+		r.pre, upstream, seriesHash, project = pre, pre.Upstream, pre.Series, pre.Project
+		notes = append(notes, fmt.Sprintf("test binaries prebuilt on %s at %s (harness commit %s, CGO_ENABLED=%s): %s",
+			pre.Host, pre.Built.Format(time.RFC3339), pre.Project.Commit, pre.CGOEnabled, opt.Prebuilt))
+	} else {
+		var err error
+		upstream, err = toolchain.ReadUpstream(filepath.Join(opt.Root, "toolchain", "UPSTREAM"))
+		if err != nil {
+			upstream = toolchain.DefaultUpstream
+			notes = append(notes, fmt.Sprintf("toolchain/UPSTREAM not readable (%v); assumed upstream %s", err, upstream))
+		}
+		seriesHash, err = toolchain.SeriesHash(filepath.Join(opt.Root, "patches"))
+		if err != nil {
+			return nil, fmt.Errorf("series hash of patches/: %v", err)
+		}
+		project = results.ProbeProvenance(opt.Root)
 	}
 	m := physical.ProbeMachine()
 	r.meta = &results.Metadata{
 		Command: opt.Command, Suite: opt.Suite.Name, Count: opt.Count, Benchtime: opt.Benchtime, CPU: opt.CPU, Copies: opt.Copies, Measure: opt.Measure,
 		Timeout: opt.Timeout.String(), Started: time.Now().UTC().Truncate(time.Second),
-		Machine: m, Project: results.ProbeProvenance(opt.Root), Upstream: upstream, Series: seriesHash, Notes: notes, Sweep: opt.Sweep,
+		Machine: m, Project: project, Upstream: upstream, Series: seriesHash, Notes: notes, Sweep: opt.Sweep,
 		Doctor: physical.RunDoctor(physical.DoctorOptions{Perf: true}),
 	}
 	for _, t := range opt.Suite.Targets {
@@ -231,9 +267,14 @@ func (r *runner) resolveToolchains(upstream, seriesHash string) error {
 		if r.tcs[v.Toolchain] != nil {
 			continue
 		}
-		tc, err := toolchain.Resolve(r.opt.Root, v.Toolchain, upstream, seriesHash)
-		if err != nil {
-			return err
+		var tc *toolchain.Toolchain
+		if r.pre != nil {
+			tc = r.pre.Toolchains[v.Toolchain] // readPrebuilt checked it is there
+		} else {
+			var err error
+			if tc, err = toolchain.Resolve(r.opt.Root, v.Toolchain, upstream, seriesHash); err != nil {
+				return err
+			}
 		}
 		r.tcs[v.Toolchain] = tc
 		r.logf("toolchain %s: %s (%s)", v.Toolchain, tc.Version, tc.GOROOT)
@@ -316,5 +357,7 @@ func (r *runner) fail(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	r.meta.Failures = append(r.meta.Failures, msg)
 	r.logf("FAIL: %s", msg)
-	r.meta.Write(r.opt.Out)
+	if r.opt.Out != "" { // "" with BuildOnly
+		r.meta.Write(r.opt.Out)
+	}
 }

@@ -79,7 +79,9 @@ func (r *runner) build(ctx context.Context) {
 			}
 		}
 	}
-	r.meta.Write(r.opt.Out)
+	if r.opt.Out != "" { // "" with BuildOnly
+		r.meta.Write(r.opt.Out)
+	}
 }
 
 func (r *runner) buildPkg(ctx context.Context, tc *toolchain.Toolchain, p *Pkg) *builtPkg {

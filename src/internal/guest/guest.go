@@ -46,6 +46,10 @@ type Options struct {
 	Env  []string // its environment (K=V), besides OUT, HOME, TMPDIR and PATH
 
 	OutDir string // where what Prog writes under $OUT lands; "" = dropped
+	// InDir is a folder of the host copied into the guest (into RAM,
+	// like everything there) as $IN, for example prebuilt test
+	// binaries (schedlab bench -build-only); "" = none.
+	InDir string
 
 	Kernel string // the guest kernel (vmlinuz)
 
@@ -202,6 +206,9 @@ func InitScript(o *Options) string {
 	// SCHEDLAB_VM is physical.GuestEnv: schedlab doctor says it is
 	// emulated.
 	b.WriteString("export OUT=/tmp/out HOME=/tmp/home TMPDIR=/tmp SCHEDLAB_VM='QEMU TCG'\n")
+	if o.InDir != "" {
+		b.WriteString("export IN=" + guestIn + "\n")
+	}
 	for _, kv := range o.Env {
 		k, v, _ := strings.Cut(kv, "=")
 		fmt.Fprintf(&b, "export %s=%s\n", k, shellQuote(v))
@@ -246,6 +253,11 @@ func buildInitrd(ctx context.Context, o *Options, dir string) (string, error) {
 			return "", err
 		}
 	}
+	if o.InDir != "" {
+		if err := copyTree(o.InDir, filepath.Join(root, strings.TrimPrefix(guestIn, "/"))); err != nil {
+			return "", fmt.Errorf("-in %s: %v", o.InDir, err)
+		}
+	}
 	if err := os.WriteFile(filepath.Join(root, "init"), []byte(InitScript(o)), 0o755); err != nil {
 		return "", err
 	}
@@ -275,6 +287,28 @@ func buildInitrd(ctx context.Context, o *Options, dir string) (string, error) {
 		return "", fmt.Errorf("cpio: %v: %s", err, strings.TrimSpace(stderr.String()))
 	}
 	return initrd, f.Close()
+}
+
+// guestIn is where Options.InDir lands in the guest.
+const guestIn = "/in"
+
+// copyTree copies the regular files and folders under src to dst,
+// keeping their permission bits.
+func copyTree(src, dst string) error {
+	return filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(dst, rel)
+		switch {
+		case fi.IsDir():
+			return os.MkdirAll(to, 0o755)
+		case fi.Mode().IsRegular():
+			return copyFile(p, to, fi.Mode().Perm())
+		}
+		return fmt.Errorf("%s: not a regular file or folder", p)
+	})
 }
 
 func copyFile(src, dst string, mode os.FileMode) error {

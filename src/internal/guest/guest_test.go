@@ -126,3 +126,28 @@ func TestDistance(t *testing.T) {
 		t.Errorf("distances from node 1: %v, want %v", got, want)
 	}
 }
+
+// TestCopyTree: -in copies files and folders with their modes and
+// refuses what the guest could not hold as a plain file (a link).
+func TestCopyTree(t *testing.T) {
+	src, dst := t.TempDir(), filepath.Join(t.TempDir(), "in")
+	os.MkdirAll(filepath.Join(src, "sub"), 0o755)
+	os.WriteFile(filepath.Join(src, "bin.test"), []byte("x"), 0o755)
+	os.WriteFile(filepath.Join(src, "sub", "data"), []byte("yz"), 0o644)
+	if err := copyTree(src, dst); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(dst, "bin.test")); err != nil || fi.Mode().Perm() != 0o755 {
+		t.Errorf("bin.test: %v, %v; want mode 0755", fi, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dst, "sub", "data")); err != nil || string(b) != "yz" {
+		t.Errorf("sub/data: %q, %v", b, err)
+	}
+	if s := InitScript(&Options{Nodes: 2, Balancing: -1, Prog: "p", InDir: src}); !strings.Contains(s, "export IN="+guestIn) {
+		t.Errorf("init script with -in does not export IN:\n%s", s)
+	}
+	os.Symlink("/etc/passwd", filepath.Join(src, "link"))
+	if err := copyTree(src, filepath.Join(t.TempDir(), "in")); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("copyTree over a symbolic link: %v, want it refused", err)
+	}
+}
