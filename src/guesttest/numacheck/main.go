@@ -13,7 +13,9 @@
 //   - locked: a thread that locks itself to its goroutine gets the
 //     process's mask back;
 //   - exec, fork: a program started by syscall.Exec or os/exec from a
-//     bound thread starts with the process's mask.
+//     bound thread starts with the process's mask;
+//   - numamem: with numamem=1 the recycled heap pages a goroutine writes
+//     sit on its P's node (numamem.go).
 //
 // It prints "ok NAME" or "FAIL NAME: why" per check and exits 1 if any
 // failed. Usage: numacheck [check...] (default all).
@@ -72,6 +74,7 @@ func main() {
 		{"locked", checkLocked},
 		{"exec", func([]node) error { return checkStartMask("child-exec") }},
 		{"fork", func([]node) error { return checkStartMask("child-fork") }},
+		{"numamem", checkNumamem},
 	}
 	failed := false
 	for _, c := range checks {
@@ -352,6 +355,8 @@ func checkStartMask(mode string) error {
 func child(mode string, args []string) {
 	start := myMask()
 	switch mode {
+	case "child-numamem":
+		childNumamem()
 	case "child-idle":
 	case "child-threads":
 		fmt.Println("start", start)

@@ -37,7 +37,8 @@
 //     (RequestResponse).
 //
 // Output ($OUT/placement.tsv, and a summary on stdout): rows of kind
-// sample, one per variant, round, pattern, class (fresh, recycled),
+// metric, the runtime's /memory/numa page counts (GODEBUG numamem) at the
+// end of the child, in the class column; rows of kind sample, one per variant, round, pattern, class (fresh, recycled),
 // writer's node and page's node, whose value is the number of pages
 // sampled; and rows of kind numa_maps, whose value is the heap's MiB on
 // the page_node column's node at the end of the child.
@@ -54,12 +55,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
+
+	"github.com/schedlab/schedlab/src/guesttest/pages"
 )
 
 const (
@@ -139,6 +143,7 @@ func summarise(w *os.File, variants []string, rows []string, rounds int) {
 	type key struct{ v, p, c string }
 	on, all := map[key]int{}, map[key]int{}
 	heap := map[key][maxNodes]float64{}
+	metric := map[key]float64{}
 	for _, r := range rows {
 		f := strings.Split(r, "\t")
 		if len(f) != 8 {
@@ -152,6 +157,9 @@ func summarise(w *os.File, variants []string, rows []string, rounds int) {
 			if f[5] == f[6] {
 				on[k] += int(n)
 			}
+		case "metric":
+			mv := metric[key{f[0], f[3], f[4]}]
+			metric[key{f[0], f[3], f[4]}] = mv + n
 		case "numa_maps":
 			node, _ := strconv.Atoi(f[6])
 			h := heap[k]
@@ -159,17 +167,17 @@ func summarise(w *os.File, variants []string, rows []string, rounds int) {
 			heap[k] = h
 		}
 	}
-	fmt.Fprintf(w, "%-8s %-8s %-9s %8s %8s\n", "variant", "pattern", "class", "pages", "on-node")
+	fmt.Fprintf(w, "%-20s %-8s %-9s %8s %8s\n", "variant", "pattern", "class", "pages", "on-node")
 	for _, v := range variants {
 		name, _, _ := strings.Cut(v, "=")
 		for _, p := range patterns {
 			for _, c := range []string{"fresh", "recycled"} {
 				k := key{name, p, c}
 				if all[k] == 0 {
-					fmt.Fprintf(w, "%-8s %-8s %-9s %8d %8s\n", name, p, c, 0, "-")
+					fmt.Fprintf(w, "%-20s %-8s %-9s %8d %8s\n", name, p, c, 0, "-")
 					continue
 				}
-				fmt.Fprintf(w, "%-8s %-8s %-9s %8d %7.1f%%\n", name, p, c, all[k], 100*float64(on[k])/float64(all[k]))
+				fmt.Fprintf(w, "%-20s %-8s %-9s %8d %7.1f%%\n", name, p, c, all[k], 100*float64(on[k])/float64(all[k]))
 			}
 			h := heap[key{name, p, "heap"}]
 			var parts []string
@@ -178,7 +186,16 @@ func summarise(w *os.File, variants []string, rows []string, rounds int) {
 					parts = append(parts, fmt.Sprintf("N%d %.1f MiB", n, mib/float64(rounds)))
 				}
 			}
-			fmt.Fprintf(w, "%-8s %-8s heap (numa_maps, mean of rounds): %s\n", name, p, strings.Join(parts, ", "))
+			fmt.Fprintf(w, "%-20s %-8s heap (numa_maps, mean of rounds): %s\n", name, p, strings.Join(parts, ", "))
+			var ms []string
+			for _, m := range memMetrics {
+				if v, ok := metric[key{name, p, "pages-" + m}]; ok {
+					ms = append(ms, fmt.Sprintf("%s %.0f", m, v/float64(rounds)))
+				}
+			}
+			if len(ms) > 0 {
+				fmt.Fprintf(w, "%-20s %-8s /memory/numa pages (mean of rounds): %s\n", name, p, strings.Join(ms, ", "))
+			}
 		}
 	}
 }
@@ -196,10 +213,10 @@ type tally struct {
 // page's node. write must store to p.
 func (t *tally) touch(p unsafe.Pointer, write func()) {
 	page := uintptr(p) &^ (pageSize - 1)
-	writer, ok := cpuNode()
-	res, ok2 := resident(page)
+	writer, ok := pages.CPUNode()
+	res, ok2 := pages.Resident(p)
 	write()
-	node, ok3 := pageNode(p)
+	node, ok3 := pages.Node(p)
 	if !ok || !ok2 || !ok3 || writer >= maxNodes || node >= maxNodes {
 		return
 	}
@@ -224,25 +241,6 @@ func (t *tally) print(pattern string) {
 			}
 		}
 	}
-}
-
-func cpuNode() (int, bool) {
-	var cpu, node uint32
-	_, _, e := syscall.RawSyscall(sysGetcpu, uintptr(unsafe.Pointer(&cpu)), uintptr(unsafe.Pointer(&node)), 0)
-	return int(node), e == 0
-}
-
-func resident(page uintptr) (bool, bool) {
-	var vec [1]byte
-	_, _, e := syscall.RawSyscall(syscall.SYS_MINCORE, page, pageSize, uintptr(unsafe.Pointer(&vec[0])))
-	return vec[0]&1 != 0, e == 0
-}
-
-func pageNode(p unsafe.Pointer) (int, bool) {
-	var node int32
-	_, _, e := syscall.Syscall6(syscall.SYS_GET_MEMPOLICY, uintptr(unsafe.Pointer(&node)), 0, 0, uintptr(p), mpolFNode|mpolFAddr, 0)
-	runtime.KeepAlive(p)
-	return int(node), e == 0
 }
 
 // child runs one pattern and prints its samples and the heap's numa_maps.
@@ -284,7 +282,18 @@ func child(pattern string, args []string) {
 			fmt.Printf("numa_maps\t%s\theap\t-\t%d\t%.2f\n", pattern, n, v)
 		}
 	}
+	// The runtime's own count of what numamem did (0 without it, and
+	// absent from a runtime without the knob).
+	for _, name := range memMetrics {
+		s := []metrics.Sample{{Name: "/memory/numa/pages-" + name + ":pages"}}
+		if metrics.Read(s); s[0].Value.Kind() == metrics.KindUint64 {
+			fmt.Printf("metric\t%s\tpages-%s\t-\t-\t%d\n", pattern, name, s[0].Value.Uint64())
+		}
+	}
 }
+
+// memMetrics are the /memory/numa/pages-*:pages metrics of GODEBUG numamem.
+var memMetrics = []string{"local", "moved", "fresh", "unmoved"}
 
 func or(v, def int) int {
 	if v > 0 {

@@ -364,8 +364,11 @@ func Run(ctx context.Context, o Options) (int, error) {
 	scanErr := con.read(out)
 	waitErr := cmd.Wait()
 	close(done)
-	if ctx.Err() != nil {
+	switch ctx.Err() {
+	case context.DeadlineExceeded:
 		return -1, fmt.Errorf("timed out after %v (%s)%s", o.Timeout, con.stage(), con.tail())
+	case context.Canceled: // a signal to schedlab, not the limit
+		return -1, fmt.Errorf("interrupted (%s)%s", con.stage(), con.tail())
 	}
 	if scanErr != nil {
 		return -1, scanErr

@@ -209,11 +209,38 @@ func (cpuMigrations) SetAttrs(a *unix.PerfEventAttr) error {
 
 func (cpuMigrations) String() string { return "cpu-migrations" }
 
+// schedMigrateTask is the tracepoint sched:sched_migrate_task, whose
+// perf config is its id in tracefs.
+type schedMigrateTask struct{}
+
+// tracefsDirs are where tracefs is mounted: its own mount point, and
+// under debugfs on older systems.
+var tracefsDirs = []string{"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}
+
+func (schedMigrateTask) SetAttrs(a *unix.PerfEventAttr) error {
+	var err error
+	for _, d := range tracefsDirs {
+		var b []byte
+		if b, err = os.ReadFile(filepath.Join(d, "events", "sched", "sched_migrate_task", "id")); err == nil {
+			id, perr := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+			if perr != nil {
+				return fmt.Errorf("tracepoint id %q: %v", b, perr)
+			}
+			a.Type = unix.PERF_TYPE_TRACEPOINT
+			a.Config = id
+			return nil
+		}
+	}
+	return fmt.Errorf("tracefs: %v", err)
+}
+
+func (schedMigrateTask) String() string { return "sched:sched_migrate_task" }
+
 // probePerfEvents tries each event this project reports or a NUMA study
 // needs, on the calling goroutine's thread.
 func probePerfEvents() []DoctorEvent {
 	var out []DoctorEvent
-	for _, e := range []events.Event{events.EventCPUCycles, events.EventInstructions, events.EventCacheMisses, nodeLoads{}, cpuMigrations{}} {
+	for _, e := range []events.Event{events.EventCPUCycles, events.EventInstructions, events.EventCacheMisses, nodeLoads{}, cpuMigrations{}, schedMigrateTask{}} {
 		de := DoctorEvent{Name: fmt.Sprint(e)}
 		c, err := perf.OpenCounter(perf.TargetThisGoroutine, e)
 		if err != nil {

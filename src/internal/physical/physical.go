@@ -43,6 +43,20 @@ var perfNUMAEvents = []string{"node-loads", "node-load-misses"}
 // how often they were switched out. They open without a PMU.
 var perfSchedEvents = []string{"cpu-migrations", "context-switches"}
 
+// perfTraceEvents are scheduler tracepoints a run counts over the whole
+// benchmark process where tracefs lets them open: sched_migrate_task
+// fires for every task the kernel moves to another CPU, including the
+// moves of a task that is not running (wake-up placement, load
+// balancing), which cpu-migrations counts only from the task's side.
+var perfTraceEvents = []string{"sched:sched_migrate_task"}
+
+// traceUnit is the benchmark-format unit of tracepoint e:
+// sched:sched_migrate_task counts as sched-migrate-task/run.
+func traceUnit(e string) string {
+	_, name, _ := strings.Cut(e, ":")
+	return strings.ReplaceAll(name, "_", "-") + "/run"
+}
+
 // Info records what the physical collectors measured in a results
 // folder and what they could not, with the reason.
 type Info struct {
@@ -104,6 +118,16 @@ func NewProbe(proc string, d *Doctor) *Probe {
 		p.Info.Measured = append(p.Info.Measured, "kernel scheduler events over the whole benchmark process (perf stat software events): "+strings.Join(perfSchedEvents, ", ")+" (per run)")
 	} else {
 		p.Info.Unavailable = append(p.Info.Unavailable, "kernel scheduler events ("+strings.Join(perfSchedEvents, ", ")+"): not available: "+why)
+	}
+	why = perfUnavailable(d, perfTraceEvents[0])
+	if why == "" && lookErr != nil {
+		why = noTool
+	}
+	if why == "" {
+		p.events = append(p.events, perfTraceEvents...)
+		p.Info.Measured = append(p.Info.Measured, "kernel scheduler tracepoints over the whole benchmark process (perf stat): "+strings.Join(perfTraceEvents, ", ")+" (per run, as "+traceUnit(perfTraceEvents[0])+")")
+	} else {
+		p.Info.Unavailable = append(p.Info.Unavailable, "kernel scheduler tracepoints ("+strings.Join(perfTraceEvents, ", ")+"): not available: "+why)
 	}
 	if len(p.events) > 0 {
 		p.perf = path
@@ -286,6 +310,11 @@ func (r *Run) End() []Metric {
 		for _, e := range perfSchedEvents {
 			if ok[e] {
 				ms = append(ms, Metric{sum[e], e + "/run"})
+			}
+		}
+		for _, e := range perfTraceEvents {
+			if ok[e] {
+				ms = append(ms, Metric{sum[e], traceUnit(e)})
 			}
 		}
 	}

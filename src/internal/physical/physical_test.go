@@ -56,7 +56,7 @@ func TestReadVMStat(t *testing.T) {
 
 func TestParsePerfStat(t *testing.T) {
 	got := parsePerfStat(readFixture(t, "perf-stat.csv"))
-	want := map[string]float64{"node-loads": 12345678, "node-load-misses": 234567, "cpu-migrations": 17, "context-switches": 1203}
+	want := map[string]float64{"node-loads": 12345678, "node-load-misses": 234567, "cpu-migrations": 17, "context-switches": 1203, "sched:sched_migrate_task": 29}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("parsePerfStat = %v, want %v (an unsupported event is left out)", got, want)
 	}
@@ -107,12 +107,13 @@ func TestPhysicalRun(t *testing.T) {
 	bin := "/tmp/x/w.test"
 	proc := fakeProc(t, bin)
 	p := NewProbe(proc, &Doctor{PerfEvents: []DoctorEvent{{Name: "node-loads", Why: "no PMU"}, {Name: "cpu-migrations", Why: "paranoid"}}})
-	if p.perf != "" || len(p.Info.Measured) != 3 || len(p.Info.Unavailable) != 2 || !strings.Contains(p.Info.Unavailable[0], "not available: no PMU") ||
-		!strings.Contains(p.Info.Unavailable[1], "scheduler events (cpu-migrations, context-switches): not available: paranoid") {
+	if p.perf != "" || len(p.Info.Measured) != 3 || len(p.Info.Unavailable) != 3 || !strings.Contains(p.Info.Unavailable[0], "not available: no PMU") ||
+		!strings.Contains(p.Info.Unavailable[1], "scheduler events (cpu-migrations, context-switches): not available: paranoid") ||
+		!strings.Contains(p.Info.Unavailable[2], "tracepoints (sched:sched_migrate_task): not available: the doctor did not probe") {
 		t.Fatalf("probe: perf %q, info %+v", p.perf, p.Info)
 	}
 	// Count as a machine with both kinds of events would.
-	p.events = append(append([]string(nil), perfNUMAEvents...), perfSchedEvents...)
+	p.events = append(append(append([]string(nil), perfNUMAEvents...), perfSchedEvents...), perfTraceEvents...)
 	// Two processes' perf counts (a run of -copies 2) are summed.
 	tmp := t.TempDir()
 	perfOuts := []string{filepath.Join(tmp, "perf-0.txt"), filepath.Join(tmp, "perf-1.txt")}
@@ -146,15 +147,16 @@ func TestPhysicalRun(t *testing.T) {
 		"local-alloc-share": 30000.0 / 40500,
 		"resident-MiB":      float64(1024*4096+256*4096+4<<20+33*4096) / (1 << 20),
 		"node0-MiB":         4, "node1-MiB": float64(256*4096+4<<20+33*4096) / (1 << 20),
-		"top-node-share":       float64(256*4096+4<<20+33*4096) / float64(1024*4096+256*4096+4<<20+33*4096),
-		"node-loads/run":       2 * 12345678,
-		"node-load-misses/run": 2 * 234567,
-		"node-miss-share":      234567.0 / 12345678,
-		"cpu-migrations/run":   2 * 17,
-		"context-switches/run": 2 * 1203,
-		"cpu0-busy-share":      0.75,
-		"cpu1-busy-share":      0.25,
-		"cpu-busy-spread":      0.5,
+		"top-node-share":         float64(256*4096+4<<20+33*4096) / float64(1024*4096+256*4096+4<<20+33*4096),
+		"node-loads/run":         2 * 12345678,
+		"node-load-misses/run":   2 * 234567,
+		"node-miss-share":        234567.0 / 12345678,
+		"cpu-migrations/run":     2 * 17,
+		"context-switches/run":   2 * 1203,
+		"sched-migrate-task/run": 2 * 29,
+		"cpu0-busy-share":        0.75,
+		"cpu1-busy-share":        0.25,
+		"cpu-busy-spread":        0.5,
 	}
 	for u, w := range want {
 		if g, ok := got[u]; !ok || math.Abs(g-w) > 1e-9*math.Abs(w) {

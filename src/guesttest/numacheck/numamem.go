@@ -1,0 +1,104 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"unsafe"
+
+	"github.com/schedlab/schedlab/src/guesttest/pages"
+)
+
+// checkNumamem: with numa=1,numabind=1,numamem=1, the recycled heap pages
+// a goroutine writes sit on its thread's (its P's) node, and the runtime
+// counts the pages it moved; without numamem they sit wherever their
+// first writer ran (reported, not checked: about 1/nodes by chance).
+func checkNumamem(ns []node) error {
+	var control string
+	for _, godebug := range []string{"numa=1,numabind=1", "numa=1,numabind=1,numamem=1"} {
+		out, err := run(godebug, nil, "child-numamem")
+		if err != nil {
+			return err
+		}
+		var recycled, onNode, moved, other uint64
+		if _, err := fmt.Sscanf(out, "numamem %d %d %d %d", &recycled, &onNode, &moved, &other); err != nil {
+			return fmt.Errorf("GODEBUG=%s: unexpected output %q", godebug, out)
+		}
+		share := float64(onNode) / float64(max(recycled, 1))
+		if godebug == "numa=1,numabind=1" {
+			if moved+other != 0 {
+				return fmt.Errorf("GODEBUG=%s: /memory/numa counters %d moved, %d others; want 0 without numamem", godebug, moved, other)
+			}
+			control = fmt.Sprintf("%.0f%% of %d recycled pages on the writer's node without numamem", 100*share, recycled)
+			continue
+		}
+		if recycled < 500 || share < 0.9 || moved == 0 {
+			return fmt.Errorf("GODEBUG=%s: %d of %d recycled pages (%.0f%%) on the writer's node, %d pages moved; want at least 500 pages, 90%% and some moved (%s)",
+				godebug, onNode, recycled, 100*share, moved, control)
+		}
+		fmt.Printf("numamem: %.1f%% of %d recycled pages on the writer's node, %d moved (%s)\n", 100*share, recycled, moved, control)
+	}
+	return nil
+}
+
+// childNumamem makes every P write recycled heap pages: each round,
+// GOMAXPROCS goroutines fill 2048 fresh 4 KiB buffers each, which are
+// then dropped and collected, so that the next round's buffers reuse
+// pages other Ps wrote. It prints the recycled pages sampled (resident
+// before the write), those on the writer's node, and the runtime's
+// moved and other (local, fresh, unmoved) page counts.
+func childNumamem() {
+	const rounds, bufs = 6, 2048
+	var recycled, onNode, failed [64]uint64
+	g := runtime.GOMAXPROCS(0)
+	for r := 0; r < rounds; r++ {
+		var wg sync.WaitGroup
+		for k := 0; k < g; k++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				keep := make([][]byte, 0, bufs)
+				for range bufs {
+					b := make([]byte, pages.Size)
+					writer, ok1 := pages.CPUNode()
+					res, ok2 := pages.Resident(unsafe.Pointer(&b[0]))
+					b[0] = 1
+					node, ok3 := pages.Node(unsafe.Pointer(&b[0]))
+					switch {
+					case !ok1 || !ok2 || !ok3:
+						failed[k%64]++
+					case res:
+						recycled[k%64]++
+						if writer == node {
+							onNode[k%64]++
+						}
+					}
+					keep = append(keep, b)
+				}
+				runtime.KeepAlive(keep)
+			}()
+		}
+		wg.Wait()
+		runtime.GC()
+	}
+	var sumR, sumO uint64
+	for k := range recycled {
+		sumR += recycled[k]
+		sumO += onNode[k]
+	}
+	s := []metrics.Sample{{Name: "/memory/numa/pages-moved:pages"}, {Name: "/memory/numa/pages-local:pages"},
+		{Name: "/memory/numa/pages-fresh:pages"}, {Name: "/memory/numa/pages-unmoved:pages"}}
+	metrics.Read(s)
+	other := uint64(0)
+	for _, x := range s[1:] {
+		if x.Value.Kind() == metrics.KindUint64 {
+			other += x.Value.Uint64()
+		}
+	}
+	moved := uint64(0)
+	if s[0].Value.Kind() == metrics.KindUint64 {
+		moved = s[0].Value.Uint64()
+	}
+	fmt.Printf("numamem %d %d %d %d\n", sumR, sumO, moved, other)
+}
