@@ -3,7 +3,8 @@
 // run at GOMAXPROCS=1 under valgrind, whatever else the machine does.
 //
 // Each workload only hands goroutines to one another (channels, a
-// WaitGroup, Gosched, system calls); none waits on time, so neither
+// WaitGroup, Gosched, system calls) or allocates with the collector off
+// (alloc); none waits on time, so neither
 // sysmon's time-based preemption nor a timer decides the order in which
 // goroutines run. A workload whose order depends on time (a select loop
 // served by several producers, a contended sync.Mutex, whose starvation
@@ -17,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"sync"
@@ -30,6 +32,7 @@ var workloads = map[string]func(n int){
 	"forkjoin": forkJoin,
 	"syscall":  syscallLoop,
 	"gosched":  goschedPair,
+	"alloc":    allocLoop,
 }
 
 // defaultN is each workload's unit count: about 100M instructions.
@@ -39,6 +42,7 @@ var defaultN = map[string]int{
 	"forkjoin": 20,
 	"syscall":  100000,
 	"gosched":  50000,
+	"alloc":    50000,
 }
 
 // pingPong sends a value back and forth n times over unbuffered
@@ -123,6 +127,26 @@ func syscallLoop(n int) {
 		}
 	}
 	syscall.Close(fd)
+}
+
+// allocSink keeps allocLoop's objects reachable until it returns.
+var allocSink [][]byte
+
+// allocLoop allocates n units of heap memory with the collector off (a
+// GC cycle's background work follows the clock): each unit a 32-byte
+// and a 1 KiB object, and every 64th unit a 40 KiB one, so the count
+// covers mallocgc's small paths, mcache refills from fresh spans and
+// large allocations (about 55 MB in all, retained).
+func allocLoop(n int) {
+	debug.SetGCPercent(-1)
+	allocSink = make([][]byte, 0, 2*n+n/64)
+	for i := 0; i < n; i++ {
+		allocSink = append(allocSink, make([]byte, 32), make([]byte, 1<<10))
+		if i%64 == 0 {
+			allocSink = append(allocSink, make([]byte, 40<<10))
+		}
+	}
+	allocSink = nil
 }
 
 // goschedPair runs two goroutines that yield to each other n times each.

@@ -33,8 +33,12 @@ func checkNumamem(ns []node) error {
 			control = fmt.Sprintf("%.0f%% of %d recycled pages on the writer's node without numamem", 100*share, recycled)
 			continue
 		}
-		if recycled < 500 || share < 0.9 || moved == 0 {
-			return fmt.Errorf("GODEBUG=%s: %d of %d recycled pages (%.0f%%) on the writer's node, %d pages moved; want at least 500 pages, 90%% and some moved (%s)",
+		// 80%: without numamem the share is about 1/nodes (48% and
+		// 29-31% in 2- and 4-node guests); with it 94-99.8% there, less
+		// with the kernel's balancer on, which moves some pages back
+		// towards their other readers.
+		if recycled < 500 || share < 0.8 || moved == 0 {
+			return fmt.Errorf("GODEBUG=%s: %d of %d recycled pages (%.0f%%) on the writer's node, %d pages moved; want at least 500 pages, 80%% and some moved (%s)",
 				godebug, onNode, recycled, 100*share, moved, control)
 		}
 		fmt.Printf("numamem: %.1f%% of %d recycled pages on the writer's node, %d moved (%s)\n", 100*share, recycled, moved, control)
