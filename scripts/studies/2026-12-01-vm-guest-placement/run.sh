@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Where a P's heap pages land today (issue 29, part 4; the baseline of
-# heap placement by node): src/guesttest/placement, built with the
+# Where a P's heap pages land today (issue 29, part 4) and with heap
+# placement by node (GODEBUG numamem, issue 30): src/guesttest/placement, built with the
 # patched toolchain (static), in a 2-node guest (1 vCPU a node, so
 # GOMAXPROCS=2 and one P a node) with the kernel's NUMA balancer on and
 # then off, ROUNDS child processes per variant and pattern (default 3).
@@ -13,6 +13,13 @@ out=${1:-results/2026-12-01-vm-guest-placement}
 rounds=${ROUNDS:-3}
 goroot=$root/toolchain/goroot
 mkdir -p "$out"
+# Today's placement (off, numa1, bind1), then heap placement by node
+# (numamem=1, issue 30) with and without binding, each with transparent
+# huge pages as the guest has them and off (nothp:, see placement's doc).
+variants=(-v off= -v numa1=numa=1 -v bind1=numa=1,numabind=1
+	-v numa1-numamem=numa=1,numamem=1 -v bind1-numamem=numa=1,numabind=1,numamem=1
+	-v off-nothp=nothp: -v bind1-nothp=nothp:numa=1,numabind=1
+	-v bind1-numamem-nothp=nothp:numa=1,numabind=1,numamem=1)
 scripts/guest-setup.sh .cache/guest
 env -u GOFLAGS -u GODEBUG GOROOT="$goroot" GOTOOLCHAIN=local CGO_ENABLED=0 \
 	"$goroot/bin/go" build -o .bin/placement ./src/guesttest/placement
@@ -20,12 +27,11 @@ env -u GOFLAGS -u GODEBUG GOROOT="$goroot" GOTOOLCHAIN=local CGO_ENABLED=0 \
 	echo "toolchain: $("$goroot/bin/go" version)"
 	echo "series: $(cat "$goroot/VERSION" | head -1)"
 	echo "harness: $(git rev-parse HEAD)$(git diff --quiet HEAD -- src scripts || echo ' (dirty)')"
-	echo "command: schedlab vm -nodes 2 -cpus 2 -mem 1024 -balancing B -- placement -rounds $rounds -v off= -v numa1=numa=1 -v bind1=numa=1,numabind=1 -v off-nothp=nothp: -v bind1-nothp=nothp:numa=1,numabind=1"
+	echo "command: schedlab vm -nodes 2 -cpus 2 -mem 1024 -balancing B -- placement -rounds $rounds ${variants[*]}"
 } >"$out/version.txt"
 unset GODEBUG GOMAXPROCS GOGC GOTRACEBACK GONUMASYSFS
 for bal in 1 0; do
 	mkdir -p "$out/balancing-$bal"
 	.bin/schedlab vm -nodes 2 -cpus 2 -mem 1024 -balancing "$bal" -timeout 60m -out "$out/balancing-$bal" -- \
-		.bin/placement -rounds "$rounds" -v off= -v numa1=numa=1 -v bind1=numa=1,numabind=1 \
-		-v off-nothp=nothp: -v bind1-nothp=nothp:numa=1,numabind=1 | tee "$out/balancing-$bal/summary.txt"
+		.bin/placement -rounds "$rounds" "${variants[@]}" | tee "$out/balancing-$bal/summary.txt"
 done
