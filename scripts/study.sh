@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make study STUDY=<name>: one of the nine studies behind docs/design and
+# make study STUDY=<name>: one of the ten studies behind docs/design and
 # the README's results, each into results/<date>-<host>-<name>/. The
 # same command runs unchanged on any Linux machine; only the NUMA study
 # adapts, simulating two nodes (numafake=2) where the machine has one.
@@ -247,7 +247,7 @@ tracecost)
 		-variant notrace=patched
 	;;
 *)
-	echo "study.sh: unknown study $study (want cost, timeslice, sysmontick, numa, multiproc, steal, tracecost, pauses or timeline)" >&2
+	echo "study.sh: unknown study $study (want cost, timeslice, sysmontick, numa, guest-numa, multiproc, steal, tracecost, pauses or timeline)" >&2
 	exit 2
 	;;
 esac
