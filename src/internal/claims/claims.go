@@ -1,0 +1,235 @@
+// Package claims checks the numbers that prose quotes from a results
+// folder against the folder's raw data.
+//
+// A folder's ClaimsFile lists them, one per line, tab-separated, with a
+// header line:
+//
+//	id  file  base  unit  bench  variant  field  quoted
+//
+// file is a Go benchmark file of the folder (bench.txt, physical.txt,
+// census.txt), compared by package stats with columns by base's key
+// (variant, or toolchain for a census) against the column base. field
+// says what of the cell of (unit, bench, variant) is quoted: median
+// (the cell's center, in the unit as written in the file), pct (the
+// change against base, in percent), p (the Mann-Whitney p-value against
+// base), pholm (the same after Holm over the unit's rows), min or max
+// (the smallest or largest value of the cell); with bench "-", geomean
+// (the column's geometric mean over the unit's rows) and geopct (its
+// change against base's, in percent). quoted is the number as
+// the prose writes it ("+32.0%", "4.89k", "0.757", "−95.1%"); it
+// matches when the computed value rounds to it at the precision it is
+// written with.
+//
+// The prose files of a folder with a ClaimsFile (ProseFiles) may quote
+// only numbers that a claim quotes: Uncited lists the others, except
+// integers without a unit sign, which name settings and counts (6
+// rounds, 512 MiB, 2 nodes) more often than measurements.
+package claims
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/schedlab/schedlab/src/internal/stats"
+)
+
+// ClaimsFile is the name of a folder's list of quoted numbers.
+const ClaimsFile = "claims.tsv"
+
+// ProseFiles are the files of a folder whose numbers must be claims.
+var ProseFiles = []string{"FINDINGS.md"}
+
+// A Claim is one quoted number and where it comes from.
+type Claim struct {
+	ID, File, Base, Unit, Bench, Variant, Field, Quoted string
+	Line                                                int // in the ClaimsFile
+}
+
+// Read reads the ClaimsFile of dir; none is no claims.
+func Read(dir string) ([]Claim, error) {
+	f, err := os.Open(filepath.Join(dir, ClaimsFile))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var cs []Claim
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		if n == 1 || strings.TrimSpace(sc.Text()) == "" {
+			continue // header
+		}
+		f := strings.Split(sc.Text(), "\t")
+		if len(f) != 8 {
+			return nil, fmt.Errorf("%s:%d: %d fields, want 8 (id file base unit bench variant field quoted)", ClaimsFile, n, len(f))
+		}
+		cs = append(cs, Claim{ID: f[0], File: f[1], Base: f[2], Unit: f[3], Bench: f[4], Variant: f[5], Field: f[6], Quoted: f[7], Line: n})
+	}
+	return cs, sc.Err()
+}
+
+// A Checker recomputes claims of one folder, reading each data file and
+// base once.
+type Checker struct {
+	Dir  string
+	cmps map[string]*stats.Comparison
+}
+
+// Check recomputes c and returns an error if its data does not give the
+// quoted number.
+func (k *Checker) Check(c Claim) error {
+	v, err := k.value(c)
+	if err != nil {
+		return fmt.Errorf("%s:%d %s: %v", ClaimsFile, c.Line, c.ID, err)
+	}
+	if !Matches(v, c.Quoted) {
+		return fmt.Errorf("%s:%d %s: %s %s of %s %s in %s is %v, quoted as %s", ClaimsFile, c.Line, c.ID, c.Field, c.Unit, c.Bench, c.Variant, c.File, v, c.Quoted)
+	}
+	return nil
+}
+
+func (k *Checker) value(c Claim) (float64, error) {
+	col, base, _ := strings.Cut(c.Base, "=") // "toolchain=stock": the column key and base
+	if base == "" {
+		col, base = "variant", c.Base
+	}
+	key := c.File + "\x00" + col + "\x00" + base
+	cmp := k.cmps[key]
+	if cmp == nil {
+		var err error
+		cmp, err = stats.Compare([]string{filepath.Join(k.Dir, c.File)}, stats.CompareOptions{Col: col, Base: base})
+		if err != nil {
+			return 0, err
+		}
+		if k.cmps == nil {
+			k.cmps = map[string]*stats.Comparison{}
+		}
+		k.cmps[key] = cmp
+	}
+	t := cmp.Table(c.Unit)
+	if t == nil {
+		return 0, fmt.Errorf("no unit %s in %s", c.Unit, c.File)
+	}
+	ci := slices.Index(cmp.Cols, c.Variant)
+	if ci < 0 {
+		return 0, fmt.Errorf("no column %s in %s (have %v)", c.Variant, c.File, cmp.Cols)
+	}
+	switch c.Field {
+	case "geomean", "geopct":
+		g := t.Geomean[ci]
+		if c.Field == "geopct" {
+			g = (g/t.Geomean[cmp.Base] - 1) * 100
+		}
+		if math.IsNaN(g) {
+			return 0, fmt.Errorf("no geomean of %s in %s", c.Variant, c.Unit)
+		}
+		return g, nil
+	}
+	for _, r := range t.Rows {
+		if r.Name != c.Bench {
+			continue
+		}
+		cell := r.Cells[ci]
+		if cell == nil {
+			return 0, fmt.Errorf("no data for %s %s", c.Bench, c.Variant)
+		}
+		switch c.Field {
+		case "median":
+			return cell.Summary.Center, nil
+		case "min":
+			return slices.Min(cell.Sample.Values), nil
+		case "max":
+			return slices.Max(cell.Sample.Values), nil
+		}
+		d := r.Deltas[ci]
+		if d == nil {
+			return 0, fmt.Errorf("%s is the base: no %s", c.Variant, c.Field)
+		}
+		switch c.Field {
+		case "pct":
+			return d.Pct, nil
+		case "p":
+			return d.Cmp.P, nil
+		case "pholm":
+			return d.PHolm, nil
+		}
+		return 0, fmt.Errorf("field %q: want median, min, max, pct, p, pholm, geomean or geopct", c.Field)
+	}
+	var names []string
+	for _, r := range t.Rows {
+		names = append(names, r.Name)
+	}
+	return 0, fmt.Errorf("no row %s in unit %s (have %v)", c.Bench, c.Unit, names)
+}
+
+// number matches a number as prose writes it: an optional sign (ASCII
+// or U+2212), digits, an optional fraction, an optional k or % suffix.
+var number = regexp.MustCompile(`[+\-−]?[0-9][0-9,]*(?:\.[0-9]+)?(?:k|%)?`)
+
+// Matches reports whether v, rounded to the precision quoted is written
+// with, is quoted. A k multiplies by 1000 (at the precision of the
+// digits before it); a sign must agree with v's unless v rounds to 0.
+func Matches(v float64, quoted string) bool {
+	q := strings.ReplaceAll(strings.ReplaceAll(quoted, "−", "-"), ",", "")
+	q = strings.TrimSuffix(q, "%")
+	scale := 1.0
+	if s, ok := strings.CutSuffix(q, "k"); ok {
+		q, scale = s, 1000
+	}
+	x, err := strconv.ParseFloat(q, 64)
+	if err != nil {
+		return false
+	}
+	decimals := 0
+	if _, frac, ok := strings.Cut(q, "."); ok {
+		decimals = len(frac)
+	}
+	half := 0.5 * math.Pow(10, -float64(decimals)) * scale
+	return math.Abs(v-x*scale) <= half*(1+1e-9)
+}
+
+// Uncited returns the numbers of text that no claim quotes and that
+// have a decimal point, a k or a % (see the package doc).
+func Uncited(text string, cs []Claim) []string {
+	quoted := map[string]bool{}
+	for _, c := range cs {
+		quoted[normal(c.Quoted)] = true
+	}
+	var out []string
+	text = stripCode(text)
+	for _, loc := range number.FindAllStringIndex(text, -1) {
+		m := text[loc[0]:loc[1]]
+		if loc[0] > 0 && strings.HasPrefix(m, "-") && text[loc[0]-1] >= '0' && text[loc[0]-1] <= '9' {
+			m = m[1:] // the dash of a range, 0.500-0.537
+		}
+		if !strings.ContainsAny(m, ".k%") {
+			continue
+		}
+		if !quoted[normal(m)] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// normal writes a number one way: ASCII minus, no thousands commas, no
+// plus sign.
+func normal(s string) string {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "−", "-"), ",", "")
+	return strings.TrimPrefix(s, "+")
+}
+
+// code matches Markdown code spans and links' targets, whose numbers
+// are names (commands, series hashes, paths), not quotes.
+var code = regexp.MustCompile("`[^`]*`|\\]\\([^)]*\\)")
+
+func stripCode(text string) string { return code.ReplaceAllString(text, " ") }
