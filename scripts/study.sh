@@ -121,8 +121,10 @@ numa)
 		echo "study.sh: numactl is not installed: no oracle rows (Debian: apt-get install numactl)" >&2
 	fi
 	# An ablation: each variant adds one mechanism to the one before;
-	# bind1-mem adds heap placement by node (numamem=1), which acts only
-	# on the kernel's own multi-node topology (ignored under numafake).
+	# bind1-mem adds heap placement by node (numamem=1) and
+	# bind1-mem-exempt the heap's exemption from the kernel's NUMA
+	# balancer (numaexempt=1); both act only on the kernel's own
+	# multi-node topology (ignored under numafake).
 	# Every workload of the suite, so that no mechanism is judged on the
 	# workload it was tuned on.
 	bench "$prefix-numa" -suite workloads \
@@ -135,6 +137,7 @@ numa)
 		-variant "bind1=patched:$numa,numabind=1" \
 		-variant "bind2=patched:$numa,numabind=2" \
 		-variant "bind1-mem=patched:$numa,numabind=1,numamem=1" \
+		-variant "bind1-mem-exempt=patched:$numa,numabind=1,numamem=1,numaexempt=1" \
 		"${oracle[@]}"
 	;;
 guest-numa)
@@ -176,6 +179,8 @@ guest-numa)
 			-variant "bind1=patched:numa=1,numabind=1" \
 			-variant "bind2=patched:numa=1,numabind=2" \
 			-variant "bind1-mem=patched:numa=1,numabind=1,numamem=1" \
+			-variant "bind1-exempt=patched:numa=1,numabind=1,numaexempt=1" \
+			-variant "bind1-mem-exempt=patched:numa=1,numabind=1,numamem=1,numaexempt=1" \
 			-variant oracle-node0=stock -wrap 'oracle-node0=numactl --cpunodebind=0 --membind=0' \
 			-variant oracle-interleave=stock -wrap 'oracle-interleave=numactl --interleave=all' \
 			-variant oracle-membind1=stock -wrap 'oracle-membind1=numactl --membind=1'

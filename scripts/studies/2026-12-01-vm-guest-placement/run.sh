@@ -14,12 +14,13 @@ rounds=${ROUNDS:-3}
 goroot=$root/toolchain/goroot
 mkdir -p "$out"
 # Today's placement (off, numa1, bind1), then heap placement by node
-# (numamem=1, issue 30) with and without binding, each with transparent
-# huge pages as the guest has them and off (nothp:, see placement's doc).
+# (numamem=1, issue 30) with and without binding, the balancer exemption
+# (numaexempt=1) with and without it, and bind1 and bind1-mem with
+# transparent huge pages off (nothp:, see placement's doc).
 variants=(-v off= -v numa1=numa=1 -v bind1=numa=1,numabind=1
-	-v numa1-numamem=numa=1,numamem=1 -v bind1-numamem=numa=1,numabind=1,numamem=1
-	-v off-nothp=nothp: -v bind1-nothp=nothp:numa=1,numabind=1
-	-v bind1-numamem-nothp=nothp:numa=1,numabind=1,numamem=1)
+	-v numa1-mem=numa=1,numamem=1 -v bind1-mem=numa=1,numabind=1,numamem=1
+	-v bind1-exempt=numa=1,numabind=1,numaexempt=1 -v bind1-mem-exempt=numa=1,numabind=1,numamem=1,numaexempt=1
+	-v bind1-nothp=nothp:numa=1,numabind=1 -v bind1-mem-nothp=nothp:numa=1,numabind=1,numamem=1)
 scripts/guest-setup.sh .cache/guest
 env -u GOFLAGS -u GODEBUG GOROOT="$goroot" GOTOOLCHAIN=local CGO_ENABLED=0 \
 	"$goroot/bin/go" build -o .bin/placement ./src/guesttest/placement

@@ -15,7 +15,9 @@
 //   - exec, fork: a program started by syscall.Exec or os/exec from a
 //     bound thread starts with the process's mask;
 //   - numamem: with numamem=1 the recycled heap pages a goroutine writes
-//     sit on its P's node (numamem.go).
+//     sit on its P's node (numamem.go);
+//   - exempt: with numaexempt=1 the heap's mappings have the policy the
+//     NUMA balancer skips (numamem.go).
 //
 // It prints "ok NAME" or "FAIL NAME: why" per check and exits 1 if any
 // failed. Usage: numacheck [check...] (default all).
@@ -75,6 +77,7 @@ func main() {
 		{"exec", func([]node) error { return checkStartMask("child-exec") }},
 		{"fork", func([]node) error { return checkStartMask("child-fork") }},
 		{"numamem", checkNumamem},
+		{"exempt", checkExempt},
 	}
 	failed := false
 	for _, c := range checks {
@@ -357,6 +360,8 @@ func child(mode string, args []string) {
 	switch mode {
 	case "child-numamem":
 		childNumamem()
+	case "child-exempt":
+		childExempt()
 	case "child-idle":
 	case "child-threads":
 		fmt.Println("start", start)

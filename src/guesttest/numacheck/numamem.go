@@ -2,8 +2,12 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"runtime/metrics"
+	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -105,4 +109,72 @@ func childNumamem() {
 		moved = s[0].Value.Uint64()
 	}
 	fmt.Printf("numamem %d %d %d %d\n", sumR, sumO, moved, other)
+}
+
+// checkExempt: with numa=1,numaexempt=1 the heap's mappings carry the
+// policy local in numa_maps, which the kernel's NUMA balancer does not
+// scan; without the knob they carry the default policy.
+func checkExempt(ns []node) error {
+	for _, c := range []struct{ godebug, want string }{{"numa=1", "default"}, {"numa=1,numaexempt=1", "local"}} {
+		out, err := run(c.godebug, nil, "child-exempt")
+		if err != nil {
+			return err
+		}
+		var policies []string
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			if p, ok := strings.CutPrefix(l, "heap policy "); ok {
+				policies = append(policies, p)
+			}
+		}
+		if len(policies) == 0 {
+			return fmt.Errorf("GODEBUG=%s: no heap mapping found in numa_maps:\n%s", c.godebug, out)
+		}
+		for _, p := range policies {
+			if p != c.want {
+				return fmt.Errorf("GODEBUG=%s: heap mappings with policies %v, want all %s", c.godebug, policies, c.want)
+			}
+		}
+	}
+	return nil
+}
+
+// childExempt grows the heap past its first arena and prints the policy
+// of every numa_maps line that holds one of its objects' pages.
+func childExempt() {
+	var keep [][]byte
+	for range 96 {
+		keep = append(keep, make([]byte, 1<<20)) // 96 MiB: more than one 64 MiB arena
+		keep[len(keep)-1][0] = 1
+	}
+	data, err := os.ReadFile("/proc/self/numa_maps")
+	if err != nil {
+		fmt.Println("numa_maps:", err)
+		return
+	}
+	type mapping struct {
+		start  uint64
+		policy string
+	}
+	var maps []mapping
+	for _, l := range strings.Split(string(data), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 2 {
+			continue
+		}
+		a, err := strconv.ParseUint(f[0], 16, 64)
+		if err == nil {
+			maps = append(maps, mapping{a, f[1]})
+		}
+	}
+	seen := map[uint64]bool{}
+	for _, b := range keep {
+		p := uint64(uintptr(unsafe.Pointer(&b[0])))
+		// The mapping that holds p is the last one starting at or below it.
+		i := sort.Search(len(maps), func(i int) bool { return maps[i].start > p }) - 1
+		if i >= 0 && !seen[maps[i].start] {
+			seen[maps[i].start] = true
+			fmt.Println("heap policy", maps[i].policy)
+		}
+	}
+	runtime.KeepAlive(keep)
 }
