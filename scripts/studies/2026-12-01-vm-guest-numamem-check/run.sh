@@ -27,3 +27,4 @@ for guest in "-nodes 2 -balancing 1" "-nodes 2 -balancing 0" "-nodes 4 -balancin
 		echo "$guest run $i: $line" | tee -a "$out/checks.txt"
 	done
 done
+python3 "$(dirname "$0")/tobench.py" "$out/checks.txt" >"$out/checks.bench.txt"

@@ -84,9 +84,9 @@ func TestStudiesREADMEListsEveryScript(t *testing.T) {
 }
 
 // TestStudyScriptsReproduceCommittedOutput runs the Python scripts that
-// are pure computations over committed data (both seed their random
-// numbers) with no argument, so on their default results folder and
-// from outside the tree, and compares what they print with the
+// are pure computations over committed data (those that draw random
+// numbers seed them), with no argument (their default results folder)
+// or with the committed input they convert, from outside the tree, and compares what they print with the
 // committed output byte for byte.
 func TestStudyScriptsReproduceCommittedOutput(t *testing.T) {
 	python, err := exec.LookPath("python3")
@@ -97,11 +97,15 @@ func TestStudyScriptsReproduceCommittedOutput(t *testing.T) {
 	for _, tc := range []struct {
 		script string // relative to scripts/studies
 		output string // the committed output, relative to results
+		input  string // the script's argument, relative to results; "" for none
 	}{
-		{"2026-11-30-vm-gobuild-place/spread.py", "2026-11-30-vm-gobuild-place/spread.txt"},
-		{"2026-11-30-vm-gotest/ratio_ci.py", "2026-11-30-vm-gotest/ratio_ci.txt"},
+		{"2026-11-30-vm-gobuild-place/spread.py", "2026-11-30-vm-gobuild-place/spread.txt", ""},
+		{"2026-11-30-vm-gotest/ratio_ci.py", "2026-11-30-vm-gotest/ratio_ci.txt", ""},
+		{"2026-12-01-vm-guest-placement/tobench.py", "2026-12-01-vm-guest-placement/balancing-1/placement.txt", "2026-12-01-vm-guest-placement/balancing-1/placement.tsv"},
+		{"2026-12-01-vm-guest-placement/tobench.py", "2026-12-01-vm-guest-placement/balancing-0/placement.txt", "2026-12-01-vm-guest-placement/balancing-0/placement.tsv"},
+		{"2026-12-01-vm-guest-numamem-check/tobench.py", "2026-12-01-vm-guest-numamem-check/checks.bench.txt", "2026-12-01-vm-guest-numamem-check/checks.txt"},
 	} {
-		t.Run(tc.script, func(t *testing.T) {
+		t.Run(tc.output, func(t *testing.T) {
 			want, err := os.ReadFile(filepath.Join(root, "results", filepath.FromSlash(tc.output)))
 			if os.IsNotExist(err) {
 				t.Skipf("results/%s is not here", tc.output)
@@ -109,7 +113,11 @@ func TestStudyScriptsReproduceCommittedOutput(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command(python, filepath.Join(root, filepath.FromSlash(studiesDir), filepath.FromSlash(tc.script)))
+			args := []string{filepath.Join(root, filepath.FromSlash(studiesDir), filepath.FromSlash(tc.script))}
+			if tc.input != "" {
+				args = append(args, filepath.Join(root, "results", filepath.FromSlash(tc.input)))
+			}
+			cmd := exec.Command(python, args...)
 			cmd.Dir = t.TempDir()
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
