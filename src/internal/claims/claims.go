@@ -15,7 +15,10 @@
 // base), pholm (the same after Holm over the unit's rows), min or max
 // (the smallest or largest value of the cell); with bench "-", geomean
 // (the column's geometric mean over the unit's rows) and geopct (its
-// change against base's, in percent). quoted is the number as
+// change against base's, in percent). A number that prose states but
+// that is not data (a significance level, a target, a threshold) is a
+// claim of field given, with the reason in its bench column and "-" in
+// file, base, unit and variant: it is not recomputed, only allowed. quoted is the number as
 // the prose writes it ("+32.0%", "4.89k", "0.757", "−95.1%"); it
 // matches when the computed value rounds to it at the precision it is
 // written with.
@@ -87,6 +90,12 @@ type Checker struct {
 // Check recomputes c and returns an error if its data does not give the
 // quoted number.
 func (k *Checker) Check(c Claim) error {
+	if c.Field == "given" {
+		if c.Bench == "" || c.Bench == "-" {
+			return fmt.Errorf("%s:%d %s: a given number needs its reason in the bench column", ClaimsFile, c.Line, c.ID)
+		}
+		return nil
+	}
 	v, err := k.value(c)
 	if err != nil {
 		return fmt.Errorf("%s:%d %s: %v", ClaimsFile, c.Line, c.ID, err)
@@ -208,8 +217,8 @@ func Uncited(text string, cs []Claim) []string {
 	text = stripCode(text)
 	for _, loc := range number.FindAllStringIndex(text, -1) {
 		m := text[loc[0]:loc[1]]
-		if loc[0] > 0 && strings.HasPrefix(m, "-") && text[loc[0]-1] >= '0' && text[loc[0]-1] <= '9' {
-			m = m[1:] // the dash of a range, 0.500-0.537
+		if loc[0] > 0 && strings.HasPrefix(m, "-") && strings.ContainsRune("0123456789%", rune(text[loc[0]-1])) {
+			m = m[1:] // the dash of a range: 0.500-0.537, 43%-54%
 		}
 		if !strings.ContainsAny(m, ".k%") {
 			continue

@@ -28,8 +28,8 @@ func TestMatches(t *testing.T) {
 }
 
 func TestUncited(t *testing.T) {
-	text := "A 1.000 share (+32.0% over stock, p=0.002), 6 rounds, `series 1.2.3`, [x](../2026-12-01-x/), 4.89k misses, 0.500-0.537, and 7.5% left."
-	got := Uncited(text, []Claim{{Quoted: "1.000"}, {Quoted: "32.0%"}, {Quoted: "0.002"}, {Quoted: "4.89k"}, {Quoted: "0.500"}, {Quoted: "0.537"}})
+	text := "A 1.000 share (+32.0% over stock, p=0.002), 6 rounds, `series 1.2.3`, [x](../2026-12-01-x/), 4.89k misses, 0.500-0.537, 43%-54%, and 7.5% left."
+	got := Uncited(text, []Claim{{Quoted: "1.000"}, {Quoted: "32.0%"}, {Quoted: "0.002"}, {Quoted: "4.89k"}, {Quoted: "0.500"}, {Quoted: "0.537"}, {Quoted: "43%"}, {Quoted: "54%"}})
 	if !slices.Equal(got, []string{"7.5%"}) {
 		t.Errorf("Uncited = %q, want [7.5%%]: integers, code spans and link targets are not quotes", got)
 	}
