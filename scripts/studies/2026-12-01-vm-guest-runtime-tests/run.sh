@@ -6,7 +6,8 @@
 # The guest has no go command, so the tests that build programs
 # (testprog and the like) skip; the rest run in-process with the knobs
 # in effect, from a copy of the package's testdata/ (busybox runs the
-# binary from there). TestTracebackSystem reads its own source file by
+# binary from there), verbose into verbose.txt with a count at the end of
+# log.txt. TestTracebackSystem reads its own source file by
 # its build path and is skipped. Writes log.txt and version.txt into
 # the folder (default results/2026-12-01-vm-guest-runtime-tests).
 set -euo pipefail
@@ -26,12 +27,12 @@ cp -r "$goroot/src/runtime/testdata" "$in/testdata"
 {
 	echo "toolchain: $("$goroot/bin/go" version)"
 	echo "harness: $(git rev-parse HEAD)$(git diff --quiet HEAD -- src scripts || echo ' (dirty)')"
-	echo "command: schedlab vm -nodes 2 -cpus 2 -mem 2048 -in DIR -env GODEBUG=$godebug -- busybox sh -c 'cd /in && ./runtime.test -test.short -test.skip TestTracebackSystem -test.timeout 40m'"
+	echo "command: schedlab vm -nodes 2 -cpus 2 -mem 2048 -in DIR -out FOLDER -env GODEBUG=$godebug -- busybox sh -c 'cd /in && ./runtime.test -test.v -test.short -test.skip TestTracebackSystem -test.timeout 40m >\$OUT/verbose.txt 2>&1; ...'"
 } >"$out/version.txt"
 unset GODEBUG GOMAXPROCS GOGC GOTRACEBACK GONUMASYSFS
 set +e
-.bin/schedlab vm -nodes 2 -cpus 2 -mem 2048 -timeout 45m -in "$in" -env "GODEBUG=$godebug" -- \
-	"$(command -v busybox)" sh -c 'cd /in && ./runtime.test -test.short -test.skip TestTracebackSystem -test.timeout 40m' 2>&1 | tee "$out/log.txt"
+.bin/schedlab vm -nodes 2 -cpus 2 -mem 2048 -timeout 45m -in "$in" -out "$out" -env "GODEBUG=$godebug" -- \
+	"$(command -v busybox)" sh -c 'cd /in && ./runtime.test -test.v -test.short -test.skip TestTracebackSystem -test.timeout 40m >$OUT/verbose.txt 2>&1; rc=$?; grep -v "^=== \|^    \|^--- PASS\|^--- SKIP" $OUT/verbose.txt | tail -40; for k in PASS FAIL SKIP; do echo "$k: $(grep -c "^--- $k" $OUT/verbose.txt) top-level tests"; done; exit $rc' 2>&1 | tee "$out/log.txt"
 rc=${PIPESTATUS[0]}
 echo "exit status $rc" | tee -a "$out/log.txt"
 exit "$rc"
