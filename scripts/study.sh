@@ -172,7 +172,9 @@ guest-numa)
 		.bin/schedlab report "$out"
 		echo "results folder: $out"
 	}
-	for bal in 1 0; do
+	# BALANCING (default "1 0") picks the balancer settings; PREFERRED=0
+	# leaves out the --preferred guest.
+	for bal in ${BALANCING:-1 0}; do
 		guest_bench "$prefix-guest-numa-balancing$bal" -mem 1024 -balancing "$bal" -- \
 			-variant stock -variant stock2=stock \
 			-variant "wake=patched:numa=1" \
@@ -185,8 +187,10 @@ guest-numa)
 			-variant oracle-interleave=stock -wrap 'oracle-interleave=numactl --interleave=all' \
 			-variant oracle-membind1=stock -wrap 'oracle-membind1=numactl --membind=1'
 	done
-	guest_bench "$prefix-guest-numa-preferred" -mem 384 -balancing 0 -- \
-		-variant stock -variant oracle-preferred0=stock -wrap 'oracle-preferred0=numactl --preferred=0'
+	if [ "${PREFERRED:-1}" != 0 ]; then
+		guest_bench "$prefix-guest-numa-preferred" -mem 384 -balancing 0 -- \
+			-variant stock -variant oracle-preferred0=stock -wrap 'oracle-preferred0=numactl --preferred=0'
+	fi
 	;;
 multiproc)
 	# Binding with several processes (issue 20): every run starts COPIES
