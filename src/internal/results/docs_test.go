@@ -408,3 +408,36 @@ func TestBenchstatReproducesCommittedTables(t *testing.T) {
 		})
 	}
 }
+
+// patchFileRef is a patch file of the series as docs name it.
+var patchFileRef = regexp.MustCompile(`\b\d{4}-[A-Za-z0-9-]+\.patch\b`)
+
+// TestDocsNamePatchesThatExist checks that every patch file that
+// README, CONTRIBUTING or docs/ names (the design docs' implementation
+// tables) is in patches/: folding or rewording a patch renames its
+// file, and a table that still names the old one misleads a reader
+// looking for the change.
+func TestDocsNamePatchesThatExist(t *testing.T) {
+	root := repoRoot(t)
+	n := 0
+	for _, rel := range resultsDocs(t, root) {
+		if strings.HasPrefix(rel, "results/") {
+			continue // history: folders name the series of their day
+		}
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			for _, name := range patchFileRef.FindAllString(line, -1) {
+				n++
+				if _, err := os.Stat(filepath.Join(root, "patches", name)); err != nil {
+					t.Errorf("%s:%d: names patches/%s, which does not exist", rel, i+1, name)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Errorf("no patch file named in any doc: the pattern is broken")
+	}
+}

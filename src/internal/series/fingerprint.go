@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,15 +13,15 @@ import (
 )
 
 // RuntimeFingerprint identifies the runtime code that the series in dir
-// builds: sha256 over, patch by patch in order, the diff sections of the
-// files a compiled runtime is made of (runtimeDirs, tests and testdata
-// left out), with their
-// "index" lines, whose blob IDs name the files' content; the first 12
-// hex digits. Commit messages and every other file leave it unchanged, so
-// a series change that touches only cmd/trace, cmd/go, tests or messages
-// keeps the fingerprint, and a study of the old series still measured
-// the current runtime. A change to any runtime file changes the
-// fingerprint, also through the context lines of later patches.
+// builds: sha256 over the files a compiled runtime is made of
+// (runtimeDirs, tests and testdata left out) that the series changes,
+// each named with the blob ID of its content after the last patch that
+// touches it (from the patch's "index" line), in path order; the first
+// 12 hex digits. It depends only on the runtime the series ends with:
+// commit messages, every other file, and how the changes are split
+// into patches (a fix-up folded into the patch it fixes) leave it
+// unchanged, so a study of the old series still measured the current
+// runtime. A change to any runtime file's final content changes it.
 func RuntimeFingerprint(dir string) (string, error) {
 	patches, err := filepath.Glob(filepath.Join(dir, "*.patch"))
 	if err != nil {
@@ -41,48 +42,52 @@ func RuntimeFingerprint(dir string) (string, error) {
 // runtimeFingerprint is RuntimeFingerprint over the patches' contents,
 // in series order.
 func runtimeFingerprint(patches [][]byte) string {
-	h := sha256.New()
+	final := map[string]string{}
 	for _, data := range patches {
-		for _, sec := range runtimeSections(data) {
-			h.Write(sec)
+		for p, blob := range runtimeBlobs(data) {
+			final[p] = blob
 		}
+	}
+	paths := make([]string, 0, len(final))
+	for p := range final {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	h := sha256.New()
+	for _, p := range paths {
+		fmt.Fprintf(h, "%s %s\n", p, final[p])
 	}
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 
-// runtimeSections returns the "diff --git" sections of a patch whose file
-// is part of a compiled runtime, each up to the next section or the
-// patch's signature ("-- " line).
-func runtimeSections(patch []byte) [][]byte {
-	var out [][]byte
-	var cur *bytes.Buffer
-	keep := false
-	flush := func() {
-		if cur != nil && keep {
-			out = append(out, cur.Bytes())
-		}
-		cur, keep = nil, false
-	}
+// runtimeBlobs maps each file of a patch that is part of a compiled
+// runtime to the blob ID of its content after the patch (all zeros
+// for a deleted file). A section without an "index" line (a mode
+// change only) leaves the content as it was and is not listed.
+func runtimeBlobs(patch []byte) map[string]string {
+	blobs := map[string]string{}
+	file := ""
 	sc := bufio.NewScanner(bytes.NewReader(patch))
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
 	for sc.Scan() {
 		line := sc.Text()
 		switch {
 		case strings.HasPrefix(line, "diff --git "):
-			flush()
-			cur = new(bytes.Buffer)
-			f := strings.Fields(line)
-			keep = len(f) == 4 && isRuntimeFile(strings.TrimPrefix(f[3], "b/"))
+			file = ""
+			if f := strings.Fields(line); len(f) == 4 && isRuntimeFile(strings.TrimPrefix(f[3], "b/")) {
+				file = strings.TrimPrefix(f[3], "b/")
+			}
 		case line == "-- ":
-			flush()
-		}
-		if cur != nil {
-			cur.WriteString(line)
-			cur.WriteByte('\n')
+			file = ""
+		case file != "" && strings.HasPrefix(line, "index "):
+			f := strings.Fields(line)
+			if _, post, ok := strings.Cut(f[1], ".."); ok {
+				blobs[file] = post
+			}
+			file = "" // the rest of the section is its hunks
 		}
 	}
-	flush()
-	return out
+	return blobs
 }
 
 // runtimeDirs are where the code compiled into a program's runtime

@@ -56,10 +56,11 @@ func TestRuntimeFingerprint(t *testing.T) {
 		from, to string
 		same     bool
 	}{
-		"message":      {"message one", "message two", true},
-		"test file":    {"+t2", "+t3", true},
-		"cmd/trace":    {"+y", "+z", true},
-		"runtime code": {"+new", "+newer", false},
+		"message":   {"message one", "message two", true},
+		"test file": {"+t2", "+t3", true},
+		"cmd/trace": {"+y", "+z", true},
+		// A runtime file's content is named by its blob ID.
+		"runtime code": {"index 1111..2222", "index 1111..2223", false},
 	} {
 		other := fp(replace(patchA, c.from, c.to))
 		if (other == base) != c.same {
@@ -68,6 +69,48 @@ func TestRuntimeFingerprint(t *testing.T) {
 	}
 	if len(base) != 12 {
 		t.Errorf("fingerprint %q, want 12 hex digits", base)
+	}
+}
+
+// TestRuntimeFingerprintSplit checks that the fingerprint names the
+// runtime a series ends with, not how its patches divide the changes: a
+// fix-up in a patch of its own and the same change folded into the
+// patch it fixes give the same fingerprint; a fix-up that leaves a
+// different final content does not.
+func TestRuntimeFingerprintSplit(t *testing.T) {
+	section := func(file, pre, post string) string {
+		return "diff --git a/" + file + " b/" + file + "\nindex " + pre + ".." + post + " 100644\n@@ -1 +1 @@\n-x\n+y\n"
+	}
+	patch := func(sections ...string) []byte {
+		s := "Subject: [PATCH] runtime: x\n\n---\n"
+		for _, sec := range sections {
+			s += sec
+		}
+		return []byte(s + "-- \n2.39.5\n")
+	}
+	folded := runtimeFingerprint([][]byte{
+		patch(section("src/runtime/proc.go", "aaaa", "cccc"), section("src/runtime/numa.go", "0000", "dddd")),
+		patch(section("src/runtime/mgc.go", "eeee", "ffff")),
+	})
+	split := runtimeFingerprint([][]byte{
+		patch(section("src/runtime/proc.go", "aaaa", "bbbb"), section("src/runtime/numa.go", "0000", "dddd")),
+		patch(section("src/runtime/mgc.go", "eeee", "ffff")),
+		patch(section("src/runtime/proc.go", "bbbb", "cccc"), section("src/runtime/proc_test.go", "1111", "2222")),
+	})
+	if folded != split {
+		t.Errorf("fix-up folded: %s; in its own patch: %s; want the same", folded, split)
+	}
+	other := runtimeFingerprint([][]byte{
+		patch(section("src/runtime/proc.go", "aaaa", "bbbb"), section("src/runtime/numa.go", "0000", "dddd")),
+		patch(section("src/runtime/mgc.go", "eeee", "ffff")),
+	})
+	if other == folded {
+		t.Errorf("without the fix-up's change: %s, the same as with it", other)
+	}
+	// results.upstreamRuntime: what a series with no runtime change
+	// gives, sha256 of nothing.
+	if none := runtimeFingerprint(nil); none != "e3b0c44298fc" {
+		t.Errorf("no runtime change: %s, want e3b0c44298fc", none)
 	}
 }
 
