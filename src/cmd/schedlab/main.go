@@ -56,6 +56,7 @@ commands:
   census   instructions per operation, stock vs patched, under valgrind (default-mode cost)
   vm       run a static program in a multi-node NUMA guest (QEMU) and exit with its status
   index    write results/INDEX.md and INDEX.json: every results folder, its series, runtime and status
+  metadata write metadata.json for a results folder another command made (a test log, a script's output)
 
 Run 'schedlab <command> -h' for the flags of a command.
 `
@@ -89,6 +90,8 @@ func main() {
 		err = cmdCensus(ctx, args)
 	case "index":
 		err = cmdIndex(args)
+	case "metadata":
+		err = cmdMetadata(args)
 	case "vm":
 		err = cmdVM(ctx, args)
 	case "help", "-h", "-help", "--help":

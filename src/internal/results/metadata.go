@@ -24,17 +24,17 @@ type Metadata struct {
 	Copies    int              `json:"copies,omitempty"`
 	Measure   string           `json:"measure,omitempty"`
 	Timeout   string           `json:"timeout"`
-	Started   time.Time        `json:"started"`
-	Finished  time.Time        `json:"finished"`
+	Started   time.Time        `json:"started,omitzero"`
+	Finished  time.Time        `json:"finished,omitzero"`
 	Complete  bool             `json:"complete"`
-	Machine   physical.Machine `json:"machine"`
+	Machine   physical.Machine `json:"machine,omitzero"`
 	// Doctor is schedlab doctor's report at the start of the run: what
 	// the machine can measure and what distorts it.
 	Doctor *physical.Doctor `json:"doctor,omitempty"`
 	// Physical says which physical evidence (PhysicalFile) the runs
 	// collected, and why the rest could not be.
 	Physical  *physical.Info `json:"physical,omitempty"`
-	Project   Provenance     `json:"project"`
+	Project   Provenance     `json:"project,omitzero"`
 	Upstream  string         `json:"upstream"`
 	Series    string         `json:"series"`
 	Variants  []VariantMeta  `json:"variants"`
@@ -47,6 +47,9 @@ type Metadata struct {
 	Traces []TraceMeta `json:"traces,omitempty"`
 	// Profiles are the profiles of `schedlab bench -profile`.
 	Profiles []ProfileMeta `json:"profiles,omitempty"`
+	// Backfilled is set when this file was written after the run
+	// (schedlab metadata -backfill).
+	Backfilled *Backfill `json:"backfilled,omitempty"`
 }
 
 // VariantMeta records a variant as run.
