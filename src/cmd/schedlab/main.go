@@ -397,7 +397,7 @@ func writeReport(dir string) error {
 	if meta, err := results.ReadMetadata(dir); err == nil {
 		if vs := res.Verdicts(meta); len(vs) > 0 {
 			fmt.Println("\nVerdicts (Mann-Whitney U at α=0.05, Holm's correction over the rows; for `~` rows, the")
-			fmt.Println("largest difference the two 95% CIs allow, which the run could have missed):")
+			fmt.Println("largest difference the two CIs (≥95%) allow, which the run could have missed):")
 			for _, v := range vs {
 				fmt.Printf("- %s\n", v)
 			}

@@ -55,7 +55,7 @@ func renderMergeReadme(res *Result) string {
 	}
 
 	p("## Across hosts\n\n")
-	p("Each cell is a variant against its host's base variant, from that host's own comparison (as `schedlab report` makes it): the change in the median with the Mann-Whitney U p-value when benchstat finds a difference at α=0.05 (before Holm's correction over the rows; see `%s`), else `~` with the largest difference the two 95%% confidence intervals allow, the difference that run could have missed. `–`: the host has no such row. Benchmark names are without their `-N` (GOMAXPROCS) suffix, so that machines with different CPU counts line up.\n\n", results.BenchstatFile)
+	p("Each cell is a variant against its host's base variant, from that host's own comparison (as `schedlab report` makes it): the change in the median with the Mann-Whitney U p-value when benchstat finds a difference at α=0.05 (before Holm's correction over the rows; see `%s`), else `~` with the largest difference the two confidence intervals allow (asked for at 95%%; their actual level, at least that, is in each host's `results.csv`), the difference that run could have missed. `–`: the host has no such row. Benchmark names are without their `-N` (GOMAXPROCS) suffix, so that machines with different CPU counts line up.\n\n", results.BenchstatFile)
 	var bases []string
 	for _, s := range res.Sources {
 		base := s.Base

@@ -184,7 +184,7 @@ func plotDeltas(path string, c *stats.Comparison, t *stats.UnitTable) error {
 	p, h := rowPlot(t, len(cols), len(cols)+1)
 	q := quantityFor(t.Unit, 0)
 	p.Title.Text = fmt.Sprintf("%s: change against %s", q.name, c.Cols[c.Base])
-	p.X.Label.Text = "change of the median (%); whiskers: range the two 95% CIs allow"
+	p.X.Label.Text = "change of the median (%); whiskers: range the two CIs (≥95%) allow"
 	n := len(t.Rows)
 	var marks []*rowMarks
 	for k, ci := range cols {
@@ -255,7 +255,7 @@ func plotLevels(path string, c *stats.Comparison, t *stats.UnitTable) error {
 	if len(c.Cols) == 1 {
 		p.Title.Text = q.name
 	}
-	p.X.Label.Text = q.label() + "; median, 95% CI and each run"
+	p.X.Label.Text = q.label() + "; median, CI (≥95%) and each run"
 	n := len(t.Rows)
 	for k, ci := range cols {
 		m := &rowMarks{k: k, ncols: len(cols), color: variantColor(ci),

@@ -150,9 +150,10 @@ func writeVerdicts(p func(string, ...any), meta *results.Metadata, res *Result) 
 		}
 		p("\n")
 	}
-	p("Differences are benchstat's: medians with 95%% confidence intervals and a Mann-Whitney U test at α=%.2f; `~` means no significant difference, not no difference. "+
+	p("Differences are benchstat's: medians with confidence intervals and a Mann-Whitney U test at α=%.2f; `~` means no significant difference, not no difference. "+
+		"The intervals are asked for at 95%%; a median's interval runs between order statistics, so its actual level is %s here (`confidence` in `%s`). "+
 		"Significant rows also give Holm's adjusted p over the rows of the same unit and column (a correction for testing many rows at once). "+
-		"For the `~` rows, the differences they could have missed are the largest ratios the two 95%% CIs allow (cell low over baseline high, cell high over baseline low): a conservative bound.\n\n", c.Alpha)
+		"For the `~` rows, the differences they could have missed are the largest ratios the two intervals allow (cell low over baseline high, cell high over baseline low): a conservative bound.\n\n", c.Alpha, c.LevelText(), results.CSVFile)
 }
 
 // writeWarnings writes the self-check's warnings, the runs that were

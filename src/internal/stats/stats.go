@@ -19,6 +19,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
@@ -379,4 +380,46 @@ func holm(ps []float64) []float64 {
 		adj[i] = prev
 	}
 	return adj
+}
+
+// Levels returns the lowest and highest confidence that the comparison's
+// intervals actually have. benchstat asks for 95%, but a median's
+// interval runs between order statistics of the sample, so its level is
+// the one that the closest pair of order statistics reaches, at least
+// the one asked for: 97.85% at n=10. ok is false if no cell has an
+// interval (samples too small).
+func (c *Comparison) Levels() (lo, hi float64, ok bool) {
+	for _, t := range c.Tables {
+		for _, r := range t.Rows {
+			for _, cell := range r.Cells {
+				if cell == nil || cell.Summary.Confidence == 0 {
+					continue
+				}
+				l := cell.Summary.Confidence
+				if !ok || l < lo {
+					lo = l
+				}
+				if !ok || l > hi {
+					hi = l
+				}
+				ok = true
+			}
+		}
+	}
+	return lo, hi, ok
+}
+
+// LevelText says the intervals' actual confidence, for a report: "97.9%"
+// or "97.9%-99.8%", rounded down to a tenth of a percent so that it never
+// claims more than was computed.
+func (c *Comparison) LevelText() string {
+	lo, hi, ok := c.Levels()
+	if !ok {
+		return "no"
+	}
+	f := func(v float64) string { return strconv.FormatFloat(math.Floor(v*1000)/10, 'f', 1, 64) + "%" }
+	if f(lo) == f(hi) {
+		return f(lo)
+	}
+	return f(lo) + "-" + f(hi)
 }
