@@ -1,0 +1,93 @@
+package claims
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/src/internal/toolchain"
+)
+
+// folderLink matches a link into a results folder: results/<folder>.
+var folderLink = regexp.MustCompile(`results/(\d{4}-\d{2}-\d{2}-[A-Za-z0-9_.-]+?)(?:/|\)|$)`)
+
+// paragraphs splits Markdown into blank-line separated paragraphs, with
+// each table row on its own, since a row quotes its own folder.
+func paragraphs(text string) []string {
+	var out []string
+	for _, p := range strings.Split(text, "\n\n") {
+		var rest []string
+		for _, l := range strings.Split(p, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), "|") {
+				out = append(out, l)
+			} else {
+				rest = append(rest, l)
+			}
+		}
+		out = append(out, strings.Join(rest, "\n"))
+	}
+	return out
+}
+
+// TestDocsQuoteClaims checks the numbers that README, CONTRIBUTING and
+// docs/ quote next to links into results folders: in a paragraph (or
+// table row) whose links all go to folders with a ClaimsFile, every
+// number with a decimal point, a k or a % must be one that those
+// folders' claims hold (and TestFolders recomputes). Paragraphs that
+// also cite a folder without claims are counted, not checked.
+func TestDocsQuoteClaims(t *testing.T) {
+	root, err := toolchain.FindRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := []string{filepath.Join(root, "README.md"), filepath.Join(root, "CONTRIBUTING.md")}
+	filepath.WalkDir(filepath.Join(root, "docs"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+			docs = append(docs, p)
+		}
+		return nil
+	})
+	claims := map[string][]Claim{}
+	checked, unchecked := 0, 0
+	for _, doc := range docs {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, doc)
+		for _, para := range paragraphs(string(b)) {
+			links := folderLink.FindAllStringSubmatch(para, -1)
+			if len(links) == 0 {
+				continue
+			}
+			var cs []Claim
+			all := true
+			for _, l := range links {
+				c, ok := claims[l[1]]
+				if !ok {
+					if c, err = Read(filepath.Join(root, "results", l[1])); err != nil {
+						t.Errorf("%s: %v", rel, err)
+					}
+					claims[l[1]] = c
+				}
+				all = all && len(c) > 0
+				cs = append(cs, c...)
+			}
+			if !all {
+				unchecked++
+				continue
+			}
+			checked++
+			if u := Uncited(para, cs); len(u) > 0 {
+				t.Errorf("%s quotes numbers that no claim of the folders it links holds: %s\n\t%.160s", rel, strings.Join(u, " "), strings.ReplaceAll(para, "\n", " "))
+			}
+		}
+	}
+	t.Logf("%d paragraphs citing folders with claims checked; %d citing a folder without claims not checked", checked, unchecked)
+	if checked == 0 {
+		t.Errorf("no paragraph checked: the link pattern or the claims files are broken")
+	}
+}
