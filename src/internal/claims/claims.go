@@ -13,7 +13,11 @@
 // (the cell's center, in the unit as written in the file), pct (the
 // change against base, in percent), p (the Mann-Whitney p-value against
 // base), pholm (the same after Holm over the unit's rows), min or max
-// (the smallest or largest value of the cell); with bench "-", geomean
+// (the smallest or largest value of the cell), limit (the largest
+// difference against base, in percent, that the two intervals allow,
+// quoted as "±x%"); with bench "-", medlimit (the median of limit over
+// the unit's rows that are not significant: what a typical "~" row
+// could have missed), geomean
 // (the column's geometric mean over the unit's rows) and geopct (its
 // change against base's, in percent). A number that prose states but
 // that is not data (a significance level, a target, a threshold) is a
@@ -133,6 +137,22 @@ func (k *Checker) value(c Claim) (float64, error) {
 		return 0, fmt.Errorf("no column %s in %s (have %v)", c.Variant, c.File, cmp.Cols)
 	}
 	switch c.Field {
+	case "medlimit":
+		// The median over the unit's "~" rows of the largest
+		// difference each could have missed: "a typical ~ row could
+		// have missed ±x%".
+		var ls []float64
+		for _, r := range t.Rows {
+			if d := r.Deltas[ci]; d != nil && !d.Significant && !math.IsNaN(d.Limit) {
+				ls = append(ls, d.Limit)
+			}
+		}
+		if len(ls) == 0 {
+			return 0, fmt.Errorf("no ~ rows of %s in %s", c.Variant, c.Unit)
+		}
+		slices.Sort(ls)
+		n := len(ls)
+		return (ls[(n-1)/2] + ls[n/2]) / 2, nil
 	case "geomean", "geopct":
 		g := t.Geomean[ci]
 		if c.Field == "geopct" {
@@ -170,8 +190,10 @@ func (k *Checker) value(c Claim) (float64, error) {
 			return d.Cmp.P, nil
 		case "pholm":
 			return d.PHolm, nil
+		case "limit":
+			return d.Limit, nil
 		}
-		return 0, fmt.Errorf("field %q: want median, min, max, pct, p, pholm, geomean or geopct", c.Field)
+		return 0, fmt.Errorf("field %q: want median, min, max, pct, p, pholm, limit, medlimit, geomean or geopct", c.Field)
 	}
 	var names []string
 	for _, r := range t.Rows {
@@ -189,6 +211,7 @@ var number = regexp.MustCompile(`[+\-−]?[0-9][0-9,]*(?:\.[0-9]+)?(?:k|%)?`)
 // digits before it); a sign must agree with v's unless v rounds to 0.
 func Matches(v float64, quoted string) bool {
 	q := strings.ReplaceAll(strings.ReplaceAll(quoted, "−", "-"), ",", "")
+	q = strings.TrimPrefix(q, "±") // a limit: the bound of a two-sided range
 	q = strings.TrimSuffix(q, "%")
 	scale := 1.0
 	if s, ok := strings.CutSuffix(q, "k"); ok {
@@ -234,7 +257,7 @@ func Uncited(text string, cs []Claim) []string {
 // plus sign.
 func normal(s string) string {
 	s = strings.ReplaceAll(strings.ReplaceAll(s, "−", "-"), ",", "")
-	return strings.TrimPrefix(s, "+")
+	return strings.TrimPrefix(strings.TrimPrefix(s, "±"), "+")
 }
 
 // code matches Markdown code spans and links' targets, whose numbers
