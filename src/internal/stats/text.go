@@ -118,10 +118,12 @@ func rowScaler(r *Row, unit string) benchunit.Scaler {
 	return benchunit.CommonScale(centers, benchunit.ClassOf(unit))
 }
 
-// WriteCSV writes one line per unit, benchmark and column.
+// WriteCSV writes one line per unit, benchmark and column. p_holm is p
+// adjusted with Holm's method over the rows of the same unit and column,
+// and limit the largest difference the two intervals allow (Delta).
 func (c *Comparison) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"unit", "benchmark", c.ColKey, "n", "center", "lo", "hi", "confidence", "vs", "delta_pct", "p", "verdict"})
+	cw.Write([]string{"unit", "benchmark", c.ColKey, "n", "center", "lo", "hi", "confidence", "vs", "delta_pct", "p", "verdict", "p_holm", "limit_pct"})
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 	for _, t := range c.Tables {
 		for _, r := range t.Rows {
@@ -132,11 +134,11 @@ func (c *Comparison) WriteCSV(w io.Writer) error {
 				s := cell.Summary
 				rec := []string{t.Unit, r.Name, c.Cols[ci], strconv.Itoa(len(cell.Sample.Values)), f(s.Center), f(s.Lo), f(s.Hi), f(s.Confidence)}
 				if d := r.Deltas[ci]; d != nil {
-					rec = append(rec, c.Cols[c.Base], f(d.Pct), f(d.Cmp.P), d.Text)
+					rec = append(rec, c.Cols[c.Base], f(d.Pct), f(d.Cmp.P), d.Text, f(d.PHolm), f(d.Limit))
 				} else if ci == c.Base {
-					rec = append(rec, "", "", "", "base")
+					rec = append(rec, "", "", "", "base", "", "")
 				} else {
-					rec = append(rec, "", "", "", "")
+					rec = append(rec, "", "", "", "", "", "")
 				}
 				cw.Write(rec)
 			}
