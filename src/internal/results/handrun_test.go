@@ -90,3 +90,21 @@ func TestEveryFolderHasMetadata(t *testing.T) {
 		t.Errorf("no results folders found")
 	}
 }
+
+func TestControl(t *testing.T) {
+	stock := VariantMeta{Name: "stock", Toolchain: "stock"}
+	for _, tc := range []struct {
+		vs   []VariantMeta
+		want string
+	}{
+		{nil, ""},
+		{[]VariantMeta{stock, {Name: "patched", Toolchain: "patched"}}, "no"},
+		{[]VariantMeta{stock, {Name: "stock2", Toolchain: "stock"}}, "yes"},
+		{[]VariantMeta{{Toolchain: "patched", GODEBUG: "numa=1"}, {Toolchain: "patched", GODEBUG: "numa=1,numabind=1"}}, "no"},
+		{[]VariantMeta{{Toolchain: "patched"}, {Toolchain: "patched", Wrapper: []string{"numactl", "--membind=0"}}}, "no"},
+	} {
+		if got := control(tc.vs); got != tc.want {
+			t.Errorf("control(%v) = %q, want %q", tc.vs, got, tc.want)
+		}
+	}
+}

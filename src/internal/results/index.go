@@ -37,6 +37,11 @@ type IndexEntry struct {
 	Status   string   `json:"status"`
 	Harness  string   `json:"harness,omitempty"` // harness commit of the run, "-dirty" if its tree was
 	Metadata bool     `json:"metadata"`          // has metadata.json
+	// Control says whether the run carried a control: two variants
+	// with the same toolchain, GODEBUG and wrapper (stock and stock2),
+	// whose difference shows what the machine alone does. "yes", "no",
+	// or "" where metadata.json lists no variants (hand-run folders).
+	Control string `json:"control,omitempty"`
 	Newer    string   `json:"newer,omitempty"`   // the latest folder of the same study, if not this one
 	CitedBy  []string `json:"cited_by,omitempty"`
 }
@@ -64,6 +69,7 @@ func Index(root string, fps map[string]string, current string) ([]IndexEntry, er
 		if m, err := ReadMetadata(dir); err == nil {
 			e.Metadata = true
 			e.Series = m.Series
+			e.Control = control(m.Variants)
 			if c := m.Project.Commit; c != "" {
 				e.Harness = c[:min(12, len(c))]
 				if m.Project.Dirty {
@@ -95,6 +101,22 @@ func Index(root string, fps map[string]string, current string) ([]IndexEntry, er
 	}
 	markNewer(out)
 	return out, nil
+}
+
+// control is IndexEntry.Control for a run's variants.
+func control(vs []VariantMeta) string {
+	if len(vs) == 0 {
+		return ""
+	}
+	seen := map[string]bool{}
+	for _, v := range vs {
+		k := v.Toolchain + "\x00" + v.GODEBUG + "\x00" + strings.Join(v.Wrapper, " ")
+		if seen[k] {
+			return "yes"
+		}
+		seen[k] = true
+	}
+	return "no"
 }
 
 // splitFolder splits "2026-12-01-vm-pauses" into its date and the study
@@ -224,14 +246,14 @@ func WriteIndex(w io.Writer, es []IndexEntry, current, runtime string) {
 	fmt.Fprintf(w, "a hash of the final content of each file compiled into the runtime that the series changes (`src/runtime`, `src/internal/runtime`, the trace event table; tests left out), so that a series that changed only tools, tests, messages or how the changes are split into patches keeps it. ")
 	fmt.Fprintf(w, "Status: `current` (%d folders) measured the current series; `current runtime` (%d) another series with the same runtime code; `older runtime` (%d) runtime code that has changed since; `unknown` (%d) no series recorded, or one the history does not hold. ",
 		counts["current"], counts["current runtime"], counts["older runtime"], counts["unknown"])
-	fmt.Fprintf(w, "`newer` names the latest folder of the same study; \"harness\" is the schedlab commit of the run (`-dirty`: from a modified tree). [docs/results.md](../docs/results.md) says what each study found.\n\n")
-	fmt.Fprintf(w, "| folder | date | series | runtime | status | harness | metadata | newer | cited by |\n|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "`newer` names the latest folder of the same study; \"harness\" is the schedlab commit of the run (`-dirty`: from a modified tree); \"control\" whether the run carried two variants of the same toolchain and GODEBUG (stock and stock2), without which an effect of a few percent cannot be told from the machine (`no`: none; empty: a hand-run folder whose metadata lists no variants). [docs/results.md](../docs/results.md) says what each study found.\n\n")
+	fmt.Fprintf(w, "| folder | date | series | runtime | status | harness | metadata | control | newer | cited by |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, e := range es {
 		md := "no"
 		if e.Metadata {
 			md = "yes"
 		}
-		fmt.Fprintf(w, "| [%s](%s/) | %s | %s | %s | %s | %s | %s | %s | %s |\n", e.Folder, e.Folder, e.Date, code(e.Series), code(e.Runtime), e.Status, code(e.Harness), md, e.Newer, strings.Join(e.CitedBy, ", "))
+		fmt.Fprintf(w, "| [%s](%s/) | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", e.Folder, e.Folder, e.Date, code(e.Series), code(e.Runtime), e.Status, code(e.Harness), md, e.Control, e.Newer, strings.Join(e.CitedBy, ", "))
 	}
 }
 
