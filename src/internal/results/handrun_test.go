@@ -108,3 +108,36 @@ func TestControl(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeFindingsMatch checks that a report's copy of FINDINGS.md
+// (the README's Findings section, copied when the report was written)
+// is the folder's FINDINGS.md: a correction made to one and not the
+// other leaves a folder saying two things.
+func TestReadmeFindingsMatch(t *testing.T) {
+	root := repoRoot(t)
+	const head, tail = "## Findings\n\n", "\n\n(From `" + FindingsFile + "`, written by hand after the run.)"
+	dirs, err := filepath.Glob(filepath.Join(root, "results", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range dirs {
+		f, err1 := os.ReadFile(filepath.Join(d, FindingsFile))
+		r, err2 := os.ReadFile(filepath.Join(d, ReadmeFile))
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		i := strings.Index(string(r), head)
+		j := strings.Index(string(r), tail)
+		if i < 0 || j < i {
+			continue // not a report's README
+		}
+		n++
+		if got := strings.TrimSpace(string(r[i+len(head) : j])); got != strings.TrimSpace(string(f)) {
+			t.Errorf("results/%s: the README's Findings differ from %s; copy it again (or rerun schedlab report)", filepath.Base(d), FindingsFile)
+		}
+	}
+	if n == 0 {
+		t.Errorf("no README with a Findings section found")
+	}
+}
