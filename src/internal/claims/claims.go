@@ -19,7 +19,10 @@
 // the unit's rows that are not significant: what a typical "~" row
 // could have missed), geomean
 // (the column's geometric mean over the unit's rows) and geopct (its
-// change against base's, in percent). A number that prose states but
+// change against base's, in percent). Field match reads a number from
+// a text file of the folder instead (a tool's summary or table): bench
+// holds a regular expression with one capture group, base, unit and
+// variant are "-", and the first match's group is the value. A number that prose states but
 // that is not data (a significance level, a target, a threshold) is a
 // claim of field given, with the reason in its bench column and "-" in
 // file, base, unit and variant: it is not recomputed, only allowed. quoted is the number as
@@ -100,7 +103,13 @@ func (k *Checker) Check(c Claim) error {
 		}
 		return nil
 	}
-	v, err := k.value(c)
+	var v float64
+	var err error
+	if c.Field == "match" {
+		v, err = k.match(c)
+	} else {
+		v, err = k.value(c)
+	}
 	if err != nil {
 		return fmt.Errorf("%s:%d %s: %v", ClaimsFile, c.Line, c.ID, err)
 	}
@@ -108,6 +117,34 @@ func (k *Checker) Check(c Claim) error {
 		return fmt.Errorf("%s:%d %s: %s %s of %s %s in %s is %v, quoted as %s", ClaimsFile, c.Line, c.ID, c.Field, c.Unit, c.Bench, c.Variant, c.File, v, c.Quoted)
 	}
 	return nil
+}
+
+// match is the value of a claim of field match: the first capture
+// group of the regular expression in c.Bench, at its first match in
+// c.File (a text file of the folder that a tool wrote: a summary, a
+// table), as a number.
+func (k *Checker) match(c Claim) (float64, error) {
+	re, err := regexp.Compile(c.Bench)
+	if err != nil {
+		return 0, err
+	}
+	if re.NumSubexp() != 1 {
+		return 0, fmt.Errorf("match %q: want one capture group", c.Bench)
+	}
+	data, err := os.ReadFile(filepath.Join(k.Dir, c.File))
+	if err != nil {
+		return 0, err
+	}
+	m := re.FindSubmatch(data)
+	if m == nil {
+		return 0, fmt.Errorf("no match of %q in %s", c.Bench, c.File)
+	}
+	text := strings.NewReplacer("−", "-", ",", "", "%", "", "±", "", "+", "").Replace(string(m[1]))
+	v, err := strconv.ParseFloat(text, 64)
+	if err != nil {
+		return 0, fmt.Errorf("match %q in %s: %q is not a number", c.Bench, c.File, m[1])
+	}
+	return v, nil
 }
 
 func (k *Checker) value(c Claim) (float64, error) {
