@@ -240,19 +240,27 @@ func (k *Checker) value(c Claim) (float64, error) {
 }
 
 // number matches a number as prose writes it: an optional sign (ASCII
-// or U+2212), digits, an optional fraction, an optional k or % suffix.
-var number = regexp.MustCompile(`[+\-−]?[0-9][0-9,]*(?:\.[0-9]+)?(?:k|%)?`)
+// or U+2212), digits, an optional fraction, an optional k, %, ns, µs or
+// ms suffix.
+var number = regexp.MustCompile(`[+\-−]?[0-9][0-9,]*(?:\.[0-9]+)?(?:k|%|ns|µs|ms)?`)
 
 // Matches reports whether v, rounded to the precision quoted is written
-// with, is quoted. A k multiplies by 1000 (at the precision of the
-// digits before it); a sign must agree with v's unless v rounds to 0.
+// with, is quoted. A k multiplies by 1000 and ns, µs and ms by 1e-9,
+// 1e-6 and 1e-3 (at the precision of the digits before them: a time
+// quoted from sec/op); a sign must agree with v's unless v rounds to 0.
 func Matches(v float64, quoted string) bool {
 	q := strings.ReplaceAll(strings.ReplaceAll(quoted, "−", "-"), ",", "")
 	q = strings.TrimPrefix(q, "±") // a limit: the bound of a two-sided range
 	q = strings.TrimSuffix(q, "%")
 	scale := 1.0
-	if s, ok := strings.CutSuffix(q, "k"); ok {
-		q, scale = s, 1000
+	for _, u := range []struct {
+		suffix string
+		scale  float64
+	}{{"k", 1e3}, {"ns", 1e-9}, {"µs", 1e-6}, {"ms", 1e-3}} {
+		if s, ok := strings.CutSuffix(q, u.suffix); ok {
+			q, scale = s, u.scale
+			break
+		}
 	}
 	x, err := strconv.ParseFloat(q, 64)
 	if err != nil {
