@@ -285,8 +285,8 @@ func Uncited(text string, cs []Claim) []string {
 	text = stripCode(text)
 	for _, loc := range number.FindAllStringIndex(text, -1) {
 		m := text[loc[0]:loc[1]]
-		if loc[0] > 0 && strings.HasPrefix(m, "-") && strings.ContainsRune("0123456789%", rune(text[loc[0]-1])) {
-			m = m[1:] // the dash of a range: 0.500-0.537, 43%-54%
+		if loc[0] > 0 && strings.HasPrefix(m, "-") && strings.ContainsRune("0123456789%s", rune(text[loc[0]-1])) {
+			m = m[1:] // the dash of a range: 0.500-0.537, 43%-54%, 36.7µs-40.7µs
 		}
 		if !strings.ContainsAny(m, ".k%") {
 			continue
