@@ -17,7 +17,7 @@
 // difference against base, in percent, that the two intervals allow,
 // quoted as "±x%"); with bench "-", medlimit (the median of limit over
 // the unit's rows that are not significant: what a typical "~" row
-// could have missed), geomean
+// could have missed) and maxlimit (their largest), geomean
 // (the column's geometric mean over the unit's rows) and geopct (its
 // change against base's, in percent). Field match reads a number from
 // a text file of the folder instead (a tool's summary or table): bench
@@ -174,7 +174,7 @@ func (k *Checker) value(c Claim) (float64, error) {
 		return 0, fmt.Errorf("no column %s in %s (have %v)", c.Variant, c.File, cmp.Cols)
 	}
 	switch c.Field {
-	case "medlimit":
+	case "medlimit", "maxlimit":
 		// The median over the unit's "~" rows of the largest
 		// difference each could have missed: "a typical ~ row could
 		// have missed ±x%".
@@ -189,6 +189,9 @@ func (k *Checker) value(c Claim) (float64, error) {
 		}
 		slices.Sort(ls)
 		n := len(ls)
+		if c.Field == "maxlimit" {
+			return ls[n-1], nil
+		}
 		return (ls[(n-1)/2] + ls[n/2]) / 2, nil
 	case "geomean", "geopct":
 		g := t.Geomean[ci]
@@ -230,7 +233,7 @@ func (k *Checker) value(c Claim) (float64, error) {
 		case "limit":
 			return d.Limit, nil
 		}
-		return 0, fmt.Errorf("field %q: want median, min, max, pct, p, pholm, limit, medlimit, geomean or geopct", c.Field)
+		return 0, fmt.Errorf("field %q: want median, min, max, pct, p, pholm, limit, medlimit, maxlimit, geomean, geopct or match", c.Field)
 	}
 	var names []string
 	for _, r := range t.Rows {
