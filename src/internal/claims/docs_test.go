@@ -12,7 +12,7 @@ import (
 )
 
 // folderLink matches a link into a results folder: results/<folder>.
-var folderLink = regexp.MustCompile(`results/(\d{4}-\d{2}-\d{2}-[A-Za-z0-9_.-]+?)(?:/|\)|$)`)
+var folderLink = regexp.MustCompile(`results/(\d{4}-\d{2}-\d{2}-[A-Za-z0-9_-]+)`)
 
 // paragraphs splits Markdown into blank-line separated paragraphs, with
 // each table row on its own, since a row quotes its own folder.
@@ -32,8 +32,9 @@ func paragraphs(text string) []string {
 	return out
 }
 
-// TestDocsQuoteClaims checks the numbers that README, CONTRIBUTING and
-// docs/ quote next to links into results folders: in a paragraph (or
+// TestDocsQuoteClaims checks the numbers that README, CONTRIBUTING,
+// docs/ and the patches' commit messages quote next to links into (or
+// paths of) results folders: in a paragraph (or
 // table row) whose links all go to folders with a ClaimsFile, every
 // number with a decimal point, a k or a % must be one that those
 // folders' claims hold (and TestFolders recomputes). Paragraphs that
@@ -44,6 +45,11 @@ func TestDocsQuoteClaims(t *testing.T) {
 		t.Fatal(err)
 	}
 	docs := []string{filepath.Join(root, "README.md"), filepath.Join(root, "CONTRIBUTING.md")}
+	patches, err := filepath.Glob(filepath.Join(root, "patches", "*.patch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs = append(docs, patches...)
 	filepath.WalkDir(filepath.Join(root, "docs"), func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
 			docs = append(docs, p)
@@ -83,7 +89,12 @@ func TestDocsQuoteClaims(t *testing.T) {
 			t.Fatal(err)
 		}
 		rel, _ := filepath.Rel(root, doc)
-		for _, para := range paragraphs(string(b)) {
+		text := string(b)
+		if strings.HasSuffix(doc, ".patch") {
+			// The commit message only: the diff's numbers are code.
+			text, _, _ = strings.Cut(text, "\n---\n")
+		}
+		for _, para := range paragraphs(text) {
 			links := folderLink.FindAllStringSubmatch(para, -1)
 			if len(links) == 0 {
 				continue
