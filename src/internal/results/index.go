@@ -34,16 +34,16 @@ type IndexEntry struct {
 	// (another series with the current runtime's code: it changed
 	// only tools, tests or messages), "older runtime", or "unknown"
 	// (no series recorded, or one the history does not hold).
-	Status   string   `json:"status"`
-	Harness  string   `json:"harness,omitempty"` // harness commit of the run, "-dirty" if its tree was
-	Metadata bool     `json:"metadata"`          // has metadata.json
+	Status   string `json:"status"`
+	Harness  string `json:"harness,omitempty"` // harness commit of the run, "-dirty" if its tree was
+	Metadata bool   `json:"metadata"`          // has metadata.json
 	// Control says whether the run carried a control: two variants
 	// with the same toolchain, GODEBUG and wrapper (stock and stock2),
 	// whose difference shows what the machine alone does. "yes", "no",
 	// or "" where metadata.json lists no variants (hand-run folders).
-	Control string `json:"control,omitempty"`
-	Newer    string   `json:"newer,omitempty"`   // the latest folder of the same study, if not this one
-	CitedBy  []string `json:"cited_by,omitempty"`
+	Control string   `json:"control,omitempty"`
+	Newer   string   `json:"newer,omitempty"` // the latest folder of the same study, if not this one
+	CitedBy []string `json:"cited_by,omitempty"`
 }
 
 // Index lists the folders in root/results. fps maps series to runtime
