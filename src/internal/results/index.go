@@ -32,7 +32,8 @@ type IndexEntry struct {
 	Runtime string `json:"runtime,omitempty"` // the series' runtime fingerprint, "" where unknown
 	// Status is "current" (the current series), "current runtime"
 	// (another series with the current runtime's code: it changed
-	// only tools, tests or messages), "older runtime", or "unknown"
+	// only tools, tests, messages or how the changes are split into
+	// patches), "older runtime", or "unknown"
 	// (no series recorded, or one the history does not hold).
 	Status   string `json:"status"`
 	Harness  string `json:"harness,omitempty"` // harness commit of the run, "-dirty" if its tree was
