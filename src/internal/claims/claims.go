@@ -22,7 +22,8 @@
 // change against base's, in percent). Field match reads a number from
 // a text file of the folder instead (a tool's summary or table): bench
 // holds a regular expression with one capture group, base, unit and
-// variant are "-", and the first match's group is the value. A number that prose states but
+// variant are "-", and the first match's group is the value
+// (matchmedian: the median over all matches). A number that prose states but
 // that is not data (a significance level, a target, a threshold) is a
 // claim of field given, with the reason in its bench column and "-" in
 // file, base, unit and variant: it is not recomputed, only allowed. quoted is the number as
@@ -105,7 +106,7 @@ func (k *Checker) Check(c Claim) error {
 	}
 	var v float64
 	var err error
-	if c.Field == "match" {
+	if c.Field == "match" || c.Field == "matchmedian" {
 		v, err = k.match(c)
 	} else {
 		v, err = k.value(c)
@@ -122,7 +123,9 @@ func (k *Checker) Check(c Claim) error {
 // match is the value of a claim of field match: the first capture
 // group of the regular expression in c.Bench, at its first match in
 // c.File (a text file of the folder that a tool wrote: a summary, a
-// table), as a number.
+// table), as a number; for matchmedian, the median over every match
+// (a value per repetition that a tool printed). A capture may carry a
+// unit suffix (20.33ms), read as Matches reads one.
 func (k *Checker) match(c Claim) (float64, error) {
 	re, err := regexp.Compile(c.Bench)
 	if err != nil {
@@ -135,16 +138,24 @@ func (k *Checker) match(c Claim) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	m := re.FindSubmatch(data)
-	if m == nil {
+	ms := re.FindAllSubmatch(data, -1)
+	if ms == nil {
 		return 0, fmt.Errorf("no match of %q in %s", c.Bench, c.File)
 	}
-	text := strings.NewReplacer("−", "-", ",", "", "%", "", "±", "", "+", "").Replace(string(m[1]))
-	v, err := strconv.ParseFloat(text, 64)
-	if err != nil {
-		return 0, fmt.Errorf("match %q in %s: %q is not a number", c.Bench, c.File, m[1])
+	if c.Field == "match" {
+		ms = ms[:1]
 	}
-	return v, nil
+	var vs []float64
+	for _, m := range ms {
+		v, _, ok := parseQuoted(strings.TrimPrefix(string(m[1]), "+"))
+		if !ok {
+			return 0, fmt.Errorf("match %q in %s: %q is not a number", c.Bench, c.File, m[1])
+		}
+		vs = append(vs, v)
+	}
+	slices.Sort(vs)
+	n := len(vs)
+	return (vs[(n-1)/2] + vs[n/2]) / 2, nil
 }
 
 func (k *Checker) value(c Claim) (float64, error) {
@@ -252,6 +263,14 @@ var number = regexp.MustCompile(`[+\-−]?[0-9][0-9,]*(?:\.[0-9]+)?(?:k|%|ns|µs
 // 1e-6 and 1e-3 (at the precision of the digits before them: a time
 // quoted from sec/op); a sign must agree with v's unless v rounds to 0.
 func Matches(v float64, quoted string) bool {
+	x, half, ok := parseQuoted(quoted)
+	return ok && math.Abs(v-x) <= half*(1+1e-9)
+}
+
+// parseQuoted reads a number as prose or a tool writes it (signs, ±,
+// commas, and a k, %, ns, µs or ms suffix; see Matches) and returns its
+// value and half the unit of its last digit.
+func parseQuoted(quoted string) (x, half float64, ok bool) {
 	q := strings.ReplaceAll(strings.ReplaceAll(quoted, "−", "-"), ",", "")
 	q = strings.TrimPrefix(q, "±") // a limit: the bound of a two-sided range
 	q = strings.TrimSuffix(q, "%")
@@ -267,14 +286,13 @@ func Matches(v float64, quoted string) bool {
 	}
 	x, err := strconv.ParseFloat(q, 64)
 	if err != nil {
-		return false
+		return 0, 0, false
 	}
 	decimals := 0
 	if _, frac, ok := strings.Cut(q, "."); ok {
 		decimals = len(frac)
 	}
-	half := 0.5 * math.Pow(10, -float64(decimals)) * scale
-	return math.Abs(v-x*scale) <= half*(1+1e-9)
+	return x * scale, 0.5 * math.Pow(10, -float64(decimals)) * scale, true
 }
 
 // Uncited returns the numbers of text that no claim quotes and that
