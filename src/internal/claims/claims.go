@@ -13,7 +13,9 @@
 // (the cell's center, in the unit as written in the file), pct (the
 // change against base, in percent), p (the Mann-Whitney p-value against
 // base), pholm (the same after Holm over the unit's rows), min or max
-// (the smallest or largest value of the cell), limit (the largest
+// (the smallest or largest value of the cell), level (the confidence of
+// its interval, in percent), upper and lower (the largest and smallest
+// change against base that the two intervals allow, in percent), limit (the largest
 // difference against base, in percent, that the two intervals allow,
 // quoted as "±x%"); with bench "-", medlimit (the median of limit over
 // the unit's rows that are not significant: what a typical "~" row
@@ -225,6 +227,8 @@ func (k *Checker) value(c Claim) (float64, error) {
 		switch c.Field {
 		case "median":
 			return cell.Summary.Center, nil
+		case "level":
+			return cell.Summary.Confidence * 100, nil
 		case "min":
 			return slices.Min(cell.Sample.Values), nil
 		case "max":
@@ -243,8 +247,17 @@ func (k *Checker) value(c Claim) (float64, error) {
 			return d.PHolm, nil
 		case "limit":
 			return d.Limit, nil
+		case "upper", "lower":
+			// The largest and the smallest change the two intervals
+			// allow, in percent: cell high over base low, cell low
+			// over base high.
+			b := r.Cells[cmp.Base].Summary
+			if c.Field == "upper" {
+				return (cell.Summary.Hi/b.Lo - 1) * 100, nil
+			}
+			return (cell.Summary.Lo/b.Hi - 1) * 100, nil
 		}
-		return 0, fmt.Errorf("field %q: want median, min, max, pct, p, pholm, limit, medlimit, maxlimit, geomean, geopct or match", c.Field)
+		return 0, fmt.Errorf("field %q: want median, min, max, pct, p, pholm, limit, upper, lower, level, medlimit, maxlimit, geomean, geopct, match or matchmedian", c.Field)
 	}
 	var names []string
 	for _, r := range t.Rows {
