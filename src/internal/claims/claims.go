@@ -319,6 +319,9 @@ func Uncited(text string, cs []Claim) []string {
 	text = stripCode(text)
 	for _, loc := range number.FindAllStringIndex(text, -1) {
 		m := text[loc[0]:loc[1]]
+		if loc[0] > 0 && isLetter(text[loc[0]-1]) {
+			continue // part of a name: go1.27.4, numa1
+		}
 		if loc[0] > 0 && strings.HasPrefix(m, "-") && strings.ContainsRune("0123456789%s", rune(text[loc[0]-1])) {
 			m = m[1:] // the dash of a range: 0.500-0.537, 43%-54%, 36.7µs-40.7µs
 		}
@@ -331,6 +334,8 @@ func Uncited(text string, cs []Claim) []string {
 	}
 	return out
 }
+
+func isLetter(b byte) bool { return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' }
 
 // normal writes a number one way: ASCII minus, no thousands commas, no
 // plus sign.
