@@ -7,13 +7,16 @@
 //	id  file  base  unit  bench  variant  field  quoted
 //
 // file is a Go benchmark file of the folder (bench.txt, physical.txt,
-// census.txt), compared by package stats with columns by base's key
+// census.txt), or "file?key=v1,v2" for only the results whose
+// configuration key has one of the values (census.txt?layout=1,2,3), compared by package stats with columns by base's key
 // (variant, or toolchain for a census) against the column base. field
 // says what of the cell of (unit, bench, variant) is quoted: median
 // (the cell's center, in the unit as written in the file), pct (the
 // change against base, in percent), p (the Mann-Whitney p-value against
 // base), pholm (the same after Holm over the unit's rows), min or max
-// (the smallest or largest value of the cell), level (the confidence of
+// (the smallest or largest value of the cell), diff (its center less
+// base's, in the file's unit), spread (a census's layout range: the
+// larger (max-min)/median of the cell and base, in percent), level (the confidence of
 // its interval, in percent), upper and lower (the largest and smallest
 // change against base that the two intervals allow, in percent), limit (the largest
 // difference against base, in percent, that the two intervals allow,
@@ -51,6 +54,7 @@ import (
 	"strings"
 
 	"github.com/schedlab/schedlab/src/internal/stats"
+	"golang.org/x/perf/benchfmt"
 )
 
 // ClaimsFile is the name of a folder's list of quoted numbers.
@@ -93,8 +97,9 @@ func Read(dir string) ([]Claim, error) {
 // A Checker recomputes claims of one folder, reading each data file and
 // base once.
 type Checker struct {
-	Dir  string
-	cmps map[string]*stats.Comparison
+	Dir   string
+	cmps  map[string]*stats.Comparison
+	temps []string // selections' temporary files, removed by Close
 }
 
 // Check recomputes c and returns an error if its data does not give the
@@ -120,6 +125,72 @@ func (k *Checker) Check(c Claim) error {
 		return fmt.Errorf("%s:%d %s: %s %s of %s %s in %s is %v, quoted as %s", ClaimsFile, c.Line, c.ID, c.Field, c.Unit, c.Bench, c.Variant, c.File, v, c.Quoted)
 	}
 	return nil
+}
+
+// selected returns the path of file in the folder, or, for
+// "file?key=v1,v2", of a temporary copy holding only the results whose
+// configuration key has one of those values (a census's layouts 1-3).
+func (k *Checker) selected(file string) (string, error) {
+	name, filter, ok := strings.Cut(file, "?")
+	path := filepath.Join(k.Dir, name)
+	if !ok {
+		return path, nil
+	}
+	key, vals, ok := strings.Cut(filter, "=")
+	if !ok {
+		return "", fmt.Errorf("file %q: want file?key=v1,v2", file)
+	}
+	keep := map[string]bool{}
+	for _, v := range strings.Split(vals, ",") {
+		keep[v] = true
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	tmp, err := os.CreateTemp("", "claims-*.txt")
+	if err != nil {
+		return "", err
+	}
+	defer tmp.Close()
+	k.temps = append(k.temps, tmp.Name())
+	w := benchfmt.NewWriter(tmp)
+	rd := benchfmt.NewReader(f, path)
+	for rd.Scan() {
+		if res, ok := rd.Result().(*benchfmt.Result); ok && keep[res.GetConfig(key)] {
+			if err := w.Write(res); err != nil {
+				return "", err
+			}
+		}
+	}
+	if err := rd.Err(); err != nil {
+		return "", err
+	}
+	return tmp.Name(), nil
+}
+
+// Close removes the temporary files that selections wrote.
+func (k *Checker) Close() {
+	for _, t := range k.temps {
+		os.Remove(t)
+	}
+	k.temps = nil
+}
+
+// spread is (max-min)/median of xs, as the census computes it.
+func spread(xs []float64) float64 {
+	if len(xs) < 2 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	m := (s[(n-1)/2] + s[n/2]) / 2
+	if m == 0 {
+		return 0
+	}
+	return (s[n-1] - s[0]) / m
 }
 
 // match is the value of a claim of field match: the first capture
@@ -168,8 +239,11 @@ func (k *Checker) value(c Claim) (float64, error) {
 	key := c.File + "\x00" + col + "\x00" + base
 	cmp := k.cmps[key]
 	if cmp == nil {
-		var err error
-		cmp, err = stats.Compare([]string{filepath.Join(k.Dir, c.File)}, stats.CompareOptions{Col: col, Base: base})
+		path, err := k.selected(c.File)
+		if err != nil {
+			return 0, err
+		}
+		cmp, err = stats.Compare([]string{path}, stats.CompareOptions{Col: col, Base: base})
 		if err != nil {
 			return 0, err
 		}
@@ -227,6 +301,14 @@ func (k *Checker) value(c Claim) (float64, error) {
 		switch c.Field {
 		case "median":
 			return cell.Summary.Center, nil
+		case "spread":
+			// The census's layout range: the larger relative range,
+			// (max-min)/median, of the cell and base samples, in
+			// percent.
+			b := r.Cells[cmp.Base]
+			return math.Max(spread(cell.Sample.Values), spread(b.Sample.Values)) * 100, nil
+		case "diff":
+			return cell.Summary.Center - r.Cells[cmp.Base].Summary.Center, nil
 		case "level":
 			return cell.Summary.Confidence * 100, nil
 		case "min":

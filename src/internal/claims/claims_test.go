@@ -60,6 +60,7 @@ func TestFolders(t *testing.T) {
 			continue
 		}
 		k := &Checker{Dir: dir}
+		defer k.Close()
 		for _, c := range cs {
 			n++
 			if err := k.Check(c); err != nil {
