@@ -12,7 +12,8 @@
 // (variant, or toolchain for a census) against the column base. field
 // says what of the cell of (unit, bench, variant) is quoted: median
 // (the cell's center, in the unit as written in the file), pct (the
-// change against base, in percent), p (the Mann-Whitney p-value against
+// change against base, in percent; variant "*" takes min and max over
+// every column), p (the Mann-Whitney p-value against
 // base), pholm (the same after Holm over the unit's rows), min or max
 // (the smallest or largest value of the cell), diff (its center less
 // base's, in the file's unit), spread (a census's layout range: the
@@ -125,6 +126,29 @@ func (k *Checker) Check(c Claim) error {
 		return fmt.Errorf("%s:%d %s: %s %s of %s %s in %s is %v, quoted as %s", ClaimsFile, c.Line, c.ID, c.Field, c.Unit, c.Bench, c.Variant, c.File, v, c.Quoted)
 	}
 	return nil
+}
+
+// extremeOfRow is a min or max claim over every column of a row
+// (variant "*"): the range of all the runs of a benchmark.
+func extremeOfRow(t *stats.UnitTable, c Claim) (float64, error) {
+	var all []float64
+	for _, r := range t.Rows {
+		if r.Name != c.Bench {
+			continue
+		}
+		for _, cell := range r.Cells {
+			if cell != nil {
+				all = append(all, cell.Sample.Values...)
+			}
+		}
+	}
+	if len(all) == 0 {
+		return 0, fmt.Errorf("no row %s in unit %s", c.Bench, t.Unit)
+	}
+	if c.Field == "min" {
+		return slices.Min(all), nil
+	}
+	return slices.Max(all), nil
 }
 
 // selected returns the path of file in the folder, or, for
@@ -255,6 +279,9 @@ func (k *Checker) value(c Claim) (float64, error) {
 	t := cmp.Table(c.Unit)
 	if t == nil {
 		return 0, fmt.Errorf("no unit %s in %s", c.Unit, c.File)
+	}
+	if c.Variant == "*" && (c.Field == "min" || c.Field == "max") {
+		return extremeOfRow(t, c)
 	}
 	ci := slices.Index(cmp.Cols, c.Variant)
 	if ci < 0 {
