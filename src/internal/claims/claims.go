@@ -7,40 +7,49 @@
 //	id  file  base  unit  bench  variant  field  quoted
 //
 // file is a Go benchmark file of the folder (bench.txt, physical.txt,
-// census.txt), or "file?key=v1,v2" for only the results whose
-// configuration key has one of the values (census.txt?layout=1,2,3), compared by package stats with columns by base's key
-// (variant, or toolchain for a census) against the column base. field
-// says what of the cell of (unit, bench, variant) is quoted: median
-// (the cell's center, in the unit as written in the file), pct (the
-// change against base, in percent; variant "*" takes min and max over
-// every column), p (the Mann-Whitney p-value against
-// base), pholm (the same after Holm over the unit's rows), min or max
-// (the smallest or largest value of the cell), diff (its center less
-// base's, in the file's unit), spread (a census's layout range: the
-// larger (max-min)/median of the cell and base, in percent), level (the confidence of
-// its interval, in percent), upper and lower (the largest and smallest
-// change against base that the two intervals allow, in percent), limit (the largest
-// difference against base, in percent, that the two intervals allow,
-// quoted as "±x%"); with bench "-", medlimit (the median of limit over
-// the unit's rows that are not significant: what a typical "~" row
-// could have missed) and maxlimit (their largest), geomean
-// (the column's geometric mean over the unit's rows) and geopct (its
-// change against base's, in percent). Field match reads a number from
-// a text file of the folder instead (a tool's summary or table): bench
-// holds a regular expression with one capture group, base, unit and
-// variant are "-", and the first match's group is the value
-// (matchmedian: the median over all matches). A number that prose states but
-// that is not data (a significance level, a target, a threshold) is a
-// claim of field given, with the reason in its bench column and "-" in
-// file, base, unit and variant: it is not recomputed, only allowed. quoted is the number as
-// the prose writes it ("+32.0%", "4.89k", "0.757", "−95.1%"); it
-// matches when the computed value rounds to it at the precision it is
-// written with.
+// census.txt; "../other/bench.txt" for another folder's), or
+// "file?key=v1,v2" for only the results whose configuration key has one
+// of the values (census.txt?layout=1,2,3). It is compared by package
+// stats, columns by base's key (variant, or "toolchain=stock" for a
+// census) against the column base. field says what is quoted of the
+// cell (unit, bench, variant):
+//
+//   - median: the cell's center, in the file's unit (sec/op: quote
+//     times with ns, µs or ms); diff: the center less base's;
+//   - min, max: the cell's smallest and largest value; with variant
+//     "*", over every column of the row;
+//   - pct: the change of the center against base, in percent;
+//   - p, pholm: the Mann-Whitney p-value against base, and after Holm
+//     over the unit's rows;
+//   - level: the confidence of the cell's interval, in percent;
+//   - limit: the largest difference against base that the two
+//     intervals allow, in percent (quoted "±x%"); upper, lower: the
+//     largest and the smallest change they allow;
+//   - spread: a census's layout range, the larger (max-min)/median of
+//     the cell and base, in percent;
+//   - with bench "-": medlimit and maxlimit, the median and the largest
+//     limit over the unit's rows that are not significant (what a
+//     typical "~" row could have missed); geomean, the column's
+//     geometric mean over the unit's rows, and geopct, its change
+//     against base's, in percent;
+//   - match, matchmedian: a number from a text file of the folder (a
+//     tool's summary or table); bench holds a regular expression with
+//     one capture group, base, unit and variant are "-", and the value
+//     is the first match's group, or the median over all matches;
+//   - given: a number that prose states but that is not data (a
+//     significance level, a threshold, a figure an earlier version
+//     quoted), with the reason in the bench column and "-" in file,
+//     base, unit and variant; it is not recomputed, only allowed.
+//
+// quoted is the number as the prose writes it ("+32.0%", "4.89k",
+// "0.757", "−95.1%", "20.3ms"); it matches when the computed value rounds
+// to it at the precision it is written with.
 //
 // The prose files of a folder with a ClaimsFile (ProseFiles) may quote
 // only numbers that a claim quotes: Uncited lists the others, except
 // integers without a unit sign, which name settings and counts (6
-// rounds, 512 MiB, 2 nodes) more often than measurements.
+// rounds, 512 MiB, 2 nodes) more often than measurements, and numbers
+// inside names (go1.27.4).
 package claims
 
 import (
