@@ -15,7 +15,8 @@
 // cell (unit, bench, variant):
 //
 //   - median: the cell's center, in the file's unit (sec/op: quote
-//     times with ns, µs or ms); diff: the center less base's;
+//     times with ns, µs or ms); percent: a share's center in percent;
+//     diff: the center less base's;
 //   - min, max: the cell's smallest and largest value; with variant
 //     "*", over every column of the row;
 //   - pct: the change of the center against base, in percent;
@@ -337,6 +338,8 @@ func (k *Checker) value(c Claim) (float64, error) {
 		switch c.Field {
 		case "median":
 			return cell.Summary.Center, nil
+		case "percent":
+			return cell.Summary.Center * 100, nil
 		case "spread":
 			// The census's layout range: the larger relative range,
 			// (max-min)/median, of the cell and base samples, in
@@ -375,7 +378,7 @@ func (k *Checker) value(c Claim) (float64, error) {
 			}
 			return (cell.Summary.Lo/b.Hi - 1) * 100, nil
 		}
-		return 0, fmt.Errorf("field %q: want median, min, max, pct, p, pholm, limit, upper, lower, level, medlimit, maxlimit, geomean, geopct, match or matchmedian", c.Field)
+		return 0, fmt.Errorf("field %q: want median, min, max, pct, p, pholm, limit, upper, lower, level, percent, medlimit, maxlimit, geomean, geopct, match or matchmedian", c.Field)
 	}
 	var names []string
 	for _, r := range t.Rows {
