@@ -70,6 +70,20 @@ func TestVerdictHolm(t *testing.T) {
 	}
 }
 
+// TestVerdictMedianLimit checks the "could have missed" median over an
+// even number of rows: the mean of the middle two. The verdict once
+// took the upper one, and FINDINGS that quoted it carried the error.
+func TestVerdictMedianLimit(t *testing.T) {
+	row := func(name string, limit float64) *Row {
+		return &Row{Name: name, Deltas: []*Delta{nil, {Pct: 1, Cmp: benchmath.Comparison{P: 0.5}, Limit: limit}}}
+	}
+	tab := &UnitTable{Unit: "sec/op", Rows: []*Row{row("A", 20), row("B", 42.9), row("C", 220), row("D", 204700)}, Geomean: []float64{math.NaN(), math.NaN()}}
+	adjustHolm(tab.Rows, 1, 0.05)
+	if got, want := tab.Verdict(1, 0), "median ±131.4%, largest ±204700.0%"; !strings.Contains(got, want) {
+		t.Errorf("verdict lacks %q:\n%s", want, got)
+	}
+}
+
 const noisySame = `variant: a
 toolchain: go1.27.3
 godebug: none

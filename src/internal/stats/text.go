@@ -227,7 +227,11 @@ func (t *UnitTable) Verdict(ci, base int) string {
 		part := fmt.Sprintf("%d without a significant difference", same)
 		if len(limits) > 0 {
 			sort.Float64s(limits)
-			part += fmt.Sprintf(" (differences these rows could have missed, from the 95%% CIs: median ±%.1f%%, largest ±%.1f%%)", limits[len(limits)/2], limits[len(limits)-1])
+			// The median: with an even count, the mean of the middle
+			// two (not the upper one, as this line once took).
+			n := len(limits)
+			med := (limits[(n-1)/2] + limits[n/2]) / 2
+			part += fmt.Sprintf(" (differences these rows could have missed, from the two intervals: median ±%.1f%%, largest ±%.1f%%)", med, limits[n-1])
 		}
 		parts = append(parts, part)
 	}
