@@ -17,6 +17,7 @@
 //   - median: the cell's center, in the file's unit (sec/op: quote
 //     times with ns, µs or ms); percent: a share's center in percent;
 //     diff: the center less base's;
+//   - lo, hi: the bounds of the cell's interval;
 //   - min, max: the cell's smallest and largest value; with variant
 //     "*", over every column of the row;
 //   - pct: the change of the center against base, in percent;
@@ -340,6 +341,10 @@ func (k *Checker) value(c Claim) (float64, error) {
 			return cell.Summary.Center, nil
 		case "percent":
 			return cell.Summary.Center * 100, nil
+		case "lo":
+			return cell.Summary.Lo, nil
+		case "hi":
+			return cell.Summary.Hi, nil
 		case "spread":
 			// The census's layout range: the larger relative range,
 			// (max-min)/median, of the cell and base samples, in
@@ -378,7 +383,7 @@ func (k *Checker) value(c Claim) (float64, error) {
 			}
 			return (cell.Summary.Lo/b.Hi - 1) * 100, nil
 		}
-		return 0, fmt.Errorf("field %q: want median, min, max, pct, p, pholm, limit, upper, lower, level, percent, medlimit, maxlimit, geomean, geopct, match or matchmedian", c.Field)
+		return 0, fmt.Errorf("field %q: want median, min, max, pct, p, pholm, limit, upper, lower, level, percent, lo, hi, medlimit, maxlimit, geomean, geopct, match or matchmedian", c.Field)
 	}
 	var names []string
 	for _, r := range t.Rows {
