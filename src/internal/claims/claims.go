@@ -393,12 +393,12 @@ func (k *Checker) value(c Claim) (float64, error) {
 }
 
 // number matches a number as prose writes it: an optional sign (ASCII
-// or U+2212), digits, an optional fraction, an optional k, %, ns, µs or
-// ms suffix.
-var number = regexp.MustCompile(`[+\-−]?[0-9][0-9,]*(?:\.[0-9]+)?(?:k|%|ns|µs|ms)?`)
+// or U+2212), digits, an optional fraction, an optional k, G, %, ns,
+// µs or ms suffix.
+var number = regexp.MustCompile(`[+\-−]?[0-9][0-9,]*(?:\.[0-9]+)?(?:k|G|%|ns|µs|ms)?`)
 
 // Matches reports whether v, rounded to the precision quoted is written
-// with, is quoted. A k multiplies by 1000 and ns, µs and ms by 1e-9,
+// with, is quoted. A k multiplies by 1000, a G by 1e9, and ns, µs and ms by 1e-9,
 // 1e-6 and 1e-3 (at the precision of the digits before them: a time
 // quoted from sec/op); a sign must agree with v's unless v rounds to 0.
 func Matches(v float64, quoted string) bool {
@@ -407,7 +407,7 @@ func Matches(v float64, quoted string) bool {
 }
 
 // parseQuoted reads a number as prose or a tool writes it (signs, ±,
-// commas, and a k, %, ns, µs or ms suffix; see Matches) and returns its
+// commas, and a k, G, %, ns, µs or ms suffix; see Matches) and returns its
 // value and half the unit of its last digit.
 func parseQuoted(quoted string) (x, half float64, ok bool) {
 	q := strings.ReplaceAll(strings.ReplaceAll(quoted, "−", "-"), ",", "")
@@ -417,7 +417,7 @@ func parseQuoted(quoted string) (x, half float64, ok bool) {
 	for _, u := range []struct {
 		suffix string
 		scale  float64
-	}{{"k", 1e3}, {"ns", 1e-9}, {"µs", 1e-6}, {"ms", 1e-3}} {
+	}{{"k", 1e3}, {"G", 1e9}, {"ns", 1e-9}, {"µs", 1e-6}, {"ms", 1e-3}} {
 		if s, ok := strings.CutSuffix(q, u.suffix); ok {
 			q, scale = s, u.scale
 			break
@@ -451,7 +451,7 @@ func Uncited(text string, cs []Claim) []string {
 		if loc[0] > 0 && strings.HasPrefix(m, "-") && strings.ContainsRune("0123456789%s", rune(text[loc[0]-1])) {
 			m = m[1:] // the dash of a range: 0.500-0.537, 43%-54%, 36.7µs-40.7µs
 		}
-		if !strings.ContainsAny(m, ".k%") {
+		if !strings.ContainsAny(m, ".kG%") {
 			continue
 		}
 		if !quoted[normal(m)] {
