@@ -57,6 +57,7 @@ commands:
   vm       run a static program in a multi-node NUMA guest (QEMU) and exit with its status
   index    write results/INDEX.md and INDEX.json: every results folder, its series, runtime and status
   metadata write metadata.json for a results folder another command made (a test log, a script's output)
+  claims    draft claims.tsv lines for numbers that prose quotes from results folders
 
 Run 'schedlab <command> -h' for the flags of a command.
 `
@@ -92,6 +93,8 @@ func main() {
 		err = cmdIndex(args)
 	case "metadata":
 		err = cmdMetadata(args)
+	case "claims":
+		err = cmdClaims(args)
 	case "vm":
 		err = cmdVM(ctx, args)
 	case "help", "-h", "-help", "--help":

@@ -20,15 +20,21 @@
 //   - lo, hi: the bounds of the cell's interval;
 //   - min, max: the cell's smallest and largest value; with variant
 //     "*", over every column of the row;
-//   - pct: the change of the center against base, in percent;
+//   - pct: the change of the center against base, in percent; abspct,
+//     its size ("differs by 5.9%");
 //   - p, pholm: the Mann-Whitney p-value against base, and after Holm
 //     over the unit's rows;
 //   - level: the confidence of the cell's interval, in percent;
 //   - limit: the largest difference against base that the two
 //     intervals allow, in percent (quoted "±x%"); upper, lower: the
 //     largest and the smallest change they allow;
+//   - range: the cell's relative range, (max-min)/median, in percent;
 //   - spread: a census's layout range, the larger (max-min)/median of
 //     the cell and base, in percent;
+//   - minpct, maxpct, maxabspct (the largest size of a change),
+//     minmedian, maxmedian, maxrange: the extreme of the field over the
+//     rows whose names match the regular expression in bench
+//     ("Syscall.*|Matmult"): "within −5.8% to +14.6% of stock";
 //   - with bench "-": medlimit and maxlimit, the median and the largest
 //     limit over the unit's rows that are not significant (what a
 //     typical "~" row could have missed); geomean, the column's
@@ -137,6 +143,43 @@ func (k *Checker) Check(c Claim) error {
 		return fmt.Errorf("%s:%d %s: %s %s of %s %s in %s is %v, quoted as %s", ClaimsFile, c.Line, c.ID, c.Field, c.Unit, c.Bench, c.Variant, c.File, v, c.Quoted)
 	}
 	return nil
+}
+
+// overRows is the smallest or largest change (minpct, maxpct, maxabspct
+// for the largest size), center (minmedian, maxmedian) or relative range
+// (maxrange) of column ci over the rows whose names match the regular
+// expression in c.Bench: "within −5.8% to +14.6% of stock".
+func overRows(t *stats.UnitTable, ci int, c Claim) (float64, error) {
+	re, err := regexp.Compile("^(?:" + c.Bench + ")$")
+	if err != nil {
+		return 0, err
+	}
+	var vs []float64
+	for _, r := range t.Rows {
+		if !re.MatchString(r.Name) || r.Cells[ci] == nil {
+			continue
+		}
+		switch c.Field {
+		case "minmedian", "maxmedian":
+			vs = append(vs, r.Cells[ci].Summary.Center)
+		case "maxrange":
+			vs = append(vs, spread(r.Cells[ci].Sample.Values)*100)
+		default:
+			if d := r.Deltas[ci]; d != nil && !math.IsNaN(d.Pct) {
+				vs = append(vs, d.Pct)
+				if c.Field == "maxabspct" {
+					vs[len(vs)-1] = math.Abs(d.Pct)
+				}
+			}
+		}
+	}
+	if len(vs) == 0 {
+		return 0, fmt.Errorf("no rows match %q in %s with a value for %s", c.Bench, t.Unit, c.Variant)
+	}
+	if strings.HasPrefix(c.Field, "min") {
+		return slices.Min(vs), nil
+	}
+	return slices.Max(vs), nil
 }
 
 // extremeOfRow is a min or max claim over every column of a row
@@ -299,6 +342,8 @@ func (k *Checker) value(c Claim) (float64, error) {
 		return 0, fmt.Errorf("no column %s in %s (have %v)", c.Variant, c.File, cmp.Cols)
 	}
 	switch c.Field {
+	case "minpct", "maxpct", "maxabspct", "minmedian", "maxmedian", "maxrange":
+		return overRows(t, ci, c)
 	case "medlimit", "maxlimit":
 		// The median over the unit's "~" rows of the largest
 		// difference each could have missed: "a typical ~ row could
@@ -336,6 +381,9 @@ func (k *Checker) value(c Claim) (float64, error) {
 		if cell == nil {
 			return 0, fmt.Errorf("no data for %s %s", c.Bench, c.Variant)
 		}
+		if r.Cells[cmp.Base] == nil && (c.Field == "spread" || c.Field == "diff" || c.Field == "upper" || c.Field == "lower") {
+			return 0, fmt.Errorf("no data for %s %s", c.Bench, cmp.Cols[cmp.Base])
+		}
 		switch c.Field {
 		case "median":
 			return cell.Summary.Center, nil
@@ -355,6 +403,8 @@ func (k *Checker) value(c Claim) (float64, error) {
 			return cell.Summary.Center - r.Cells[cmp.Base].Summary.Center, nil
 		case "level":
 			return cell.Summary.Confidence * 100, nil
+		case "range":
+			return spread(cell.Sample.Values) * 100, nil
 		case "min":
 			return slices.Min(cell.Sample.Values), nil
 		case "max":
@@ -367,6 +417,8 @@ func (k *Checker) value(c Claim) (float64, error) {
 		switch c.Field {
 		case "pct":
 			return d.Pct, nil
+		case "abspct":
+			return math.Abs(d.Pct), nil
 		case "p":
 			return d.Cmp.P, nil
 		case "pholm":
@@ -383,7 +435,7 @@ func (k *Checker) value(c Claim) (float64, error) {
 			}
 			return (cell.Summary.Lo/b.Hi - 1) * 100, nil
 		}
-		return 0, fmt.Errorf("field %q: want median, min, max, pct, p, pholm, limit, upper, lower, level, percent, lo, hi, medlimit, maxlimit, geomean, geopct, match or matchmedian", c.Field)
+		return 0, fmt.Errorf("field %q: want median, min, max, range, minpct, maxpct, maxabspct, minmedian, maxmedian, maxrange, pct, abspct, p, pholm, limit, upper, lower, level, percent, lo, hi, medlimit, maxlimit, geomean, geopct, match or matchmedian", c.Field)
 	}
 	var names []string
 	for _, r := range t.Rows {
@@ -437,25 +489,39 @@ func parseQuoted(quoted string) (x, half float64, ok bool) {
 // Uncited returns the numbers of text that no claim quotes and that
 // have a decimal point, a k or a % (see the package doc).
 func Uncited(text string, cs []Claim) []string {
+	var out []string
+	for _, q := range uncited(text, cs) {
+		out = append(out, q.text)
+	}
+	return out
+}
+
+// A quote is a number in prose and its byte offset there.
+type quote struct {
+	text string
+	off  int
+}
+
+func uncited(text string, cs []Claim) []quote {
 	quoted := map[string]bool{}
 	for _, c := range cs {
 		quoted[normal(c.Quoted)] = true
 	}
-	var out []string
+	var out []quote
 	text = stripCode(text)
 	for _, loc := range number.FindAllStringIndex(text, -1) {
-		m := text[loc[0]:loc[1]]
+		m, off := text[loc[0]:loc[1]], loc[0]
 		if loc[0] > 0 && isLetter(text[loc[0]-1]) {
 			continue // part of a name: go1.27.4, numa1
 		}
 		if loc[0] > 0 && strings.HasPrefix(m, "-") && strings.ContainsRune("0123456789%s", rune(text[loc[0]-1])) {
-			m = m[1:] // the dash of a range: 0.500-0.537, 43%-54%, 36.7µs-40.7µs
+			m, off = m[1:], off+1 // the dash of a range: 0.500-0.537, 43%-54%, 36.7µs-40.7µs
 		}
 		if !strings.ContainsAny(m, ".kG%") {
 			continue
 		}
 		if !quoted[normal(m)] {
-			out = append(out, m)
+			out = append(out, quote{m, off})
 		}
 	}
 	return out
@@ -474,4 +540,16 @@ func normal(s string) string {
 // are names (commands, series hashes, paths), not quotes.
 var code = regexp.MustCompile("`[^`]*`|\\]\\([^)]*\\)")
 
-func stripCode(text string) string { return code.ReplaceAllString(text, " ") }
+// stripCode blanks code spans and link targets, keeping every other
+// byte where it was.
+func stripCode(text string) string {
+	return code.ReplaceAllStringFunc(text, func(m string) string {
+		b := []byte(m)
+		for i := range b {
+			if b[i] != '\n' {
+				b[i] = ' '
+			}
+		}
+		return string(b)
+	})
+}

@@ -4,33 +4,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/src/internal/toolchain"
 )
-
-// folderLink matches a link into a results folder: results/<folder>.
-var folderLink = regexp.MustCompile(`results/(\d{4}-\d{2}-\d{2}-[A-Za-z0-9_-]+)`)
-
-// paragraphs splits Markdown into blank-line separated paragraphs, with
-// each table row on its own, since a row quotes its own folder.
-func paragraphs(text string) []string {
-	var out []string
-	for _, p := range strings.Split(text, "\n\n") {
-		var rest []string
-		for _, l := range strings.Split(p, "\n") {
-			if strings.HasPrefix(strings.TrimSpace(l), "|") {
-				out = append(out, l)
-			} else {
-				rest = append(rest, l)
-			}
-		}
-		out = append(out, strings.Join(rest, "\n"))
-	}
-	return out
-}
 
 // TestDocsQuoteClaims checks the numbers that README, CONTRIBUTING,
 // docs/ and the patches' commit messages quote next to links into (or
@@ -56,31 +34,9 @@ func TestDocsQuoteClaims(t *testing.T) {
 		}
 		return nil
 	})
-	// A folder's claims, and those of other folders that quote its
-	// files (a study of three folders keeps its claims in one).
-	claims := map[string][]Claim{}
-	dirs, err := filepath.Glob(filepath.Join(root, "results", "*"))
+	claims, err := ByFolder(root)
 	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range dirs {
-		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-			continue
-		}
-		cs, err := Read(d)
-		if err != nil {
-			t.Errorf("%s: %v", filepath.Base(d), err)
-		}
-		for _, c := range cs {
-			folder := filepath.Base(d)
-			if rest, ok := strings.CutPrefix(c.File, "../"); ok {
-				folder, _, _ = strings.Cut(rest, "/")
-			}
-			claims[folder] = append(claims[folder], c)
-			if folder != filepath.Base(d) {
-				claims[filepath.Base(d)] = append(claims[filepath.Base(d)], c)
-			}
-		}
+		t.Error(err)
 	}
 	checked, unchecked := 0, 0
 	for _, doc := range docs {
@@ -94,8 +50,8 @@ func TestDocsQuoteClaims(t *testing.T) {
 			// The commit message only: the diff's numbers are code.
 			text, _, _ = strings.Cut(text, "\n---\n")
 		}
-		for _, para := range paragraphs(text) {
-			links := folderLink.FindAllStringSubmatch(para, -1)
+		for _, para := range Paragraphs(text) {
+			links := FolderLink.FindAllStringSubmatch(para, -1)
 			if len(links) == 0 {
 				continue
 			}
