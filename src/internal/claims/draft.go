@@ -115,11 +115,11 @@ func fieldsFor(q string) []string {
 	switch {
 	case strings.HasPrefix(q, "±"):
 		return []string{"limit", "abspct", "medlimit", "maxlimit"}
-	case strings.HasSuffix(q, "%") && strings.ContainsAny(q[:1], "+-−"):
+	case strings.HasSuffix(q, "%") && signed(q):
 		return []string{"pct", "geopct", "upper", "lower"}
 	case strings.HasSuffix(q, "%"):
 		return []string{"pct", "abspct", "limit", "range", "level", "percent", "spread", "medlimit", "maxlimit", "upper"}
-	case strings.ContainsAny(q[:1], "+-−"):
+	case signed(q):
 		return []string{"diff", "median"}
 	}
 	return []string{"median", "min", "max", "lo", "hi", "percent", "diff", "geomean"}
@@ -372,7 +372,7 @@ func draftOverRows(k *Checker, files []*dataFile, q string, ctx context) (Claim,
 		return Claim{}, false
 	case strings.HasPrefix(q, "±"):
 		fields = []string{"maxabspct"}
-	case strings.ContainsAny(q[:1], "+-−"):
+	case signed(q):
 		fields = []string{"minpct", "maxpct"}
 	default:
 		fields = []string{"maxabspct", "maxrange"}
@@ -526,7 +526,7 @@ func unitsFor(tables []*stats.UnitTable, q, line string) []*stats.UnitTable {
 		if strings.Contains(line, t.Unit) {
 			n += 2
 		}
-		if strings.HasSuffix(q, "%") && !strings.ContainsAny(q[:1], "+-−") && strings.Contains(t.Unit, "share") {
+		if strings.HasSuffix(q, "%") && !signed(q) && strings.Contains(t.Unit, "share") {
 			n++
 		}
 		return n
@@ -561,4 +561,9 @@ func FormatClaims(cs []Claim, header bool) string {
 		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, c.File, c.Base, c.Unit, c.Bench, c.Variant, c.Field, c.Quoted)
 	}
 	return b.String()
+}
+
+// signed reports whether a quoted number carries a sign: a change.
+func signed(q string) bool {
+	return strings.HasPrefix(q, "+") || strings.HasPrefix(q, "-") || strings.HasPrefix(q, "−")
 }

@@ -26,7 +26,7 @@ func TestDraftText(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := "| benchmark | stock | patched | Δ |\n|---|---:|---:|---:|\n| Alpha | 104.5ns | 124.5ns | +19.1% |\n\n" +
-		"`Alpha` is +19.1% (p=0.000) and Beta 7.5% off.\n"
+		"`Alpha` is +19.1% (p=0.000) and Beta 7.5% off; stock is −16.1% against patched.\n"
 	d, err := DraftText(dir, text, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -40,6 +40,7 @@ func TestDraftText(t *testing.T) {
 		"124.5ns": "Alpha-2 patched median",
 		"+19.1%":  "Alpha-2 patched pct",
 		"0.000":   "Alpha-2 patched p",
+		"−16.1%":  "Alpha-2 stock pct",
 	}
 	for q, w := range want {
 		if got[q] != w {
