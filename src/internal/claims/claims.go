@@ -32,7 +32,7 @@
 //   - spread: a census's layout range, the larger (max-min)/median of
 //     the cell and base, in percent;
 //   - minpct, maxpct, maxabspct (the largest size of a change),
-//     minmedian, maxmedian, maxrange: the extreme of the field over the
+//     minmedian, maxmedian, minrange, maxrange: the extreme of the field over the
 //     rows whose names match the regular expression in bench
 //     ("Syscall.*|Matmult"): "within −5.8% to +14.6% of stock";
 //   - with bench "-": medlimit and maxlimit, the median and the largest
@@ -162,7 +162,7 @@ func overRows(t *stats.UnitTable, ci int, c Claim) (float64, error) {
 		switch c.Field {
 		case "minmedian", "maxmedian":
 			vs = append(vs, r.Cells[ci].Summary.Center)
-		case "maxrange":
+		case "minrange", "maxrange":
 			vs = append(vs, spread(r.Cells[ci].Sample.Values)*100)
 		default:
 			if d := r.Deltas[ci]; d != nil && !math.IsNaN(d.Pct) {
@@ -342,7 +342,7 @@ func (k *Checker) value(c Claim) (float64, error) {
 		return 0, fmt.Errorf("no column %s in %s (have %v)", c.Variant, c.File, cmp.Cols)
 	}
 	switch c.Field {
-	case "minpct", "maxpct", "maxabspct", "minmedian", "maxmedian", "maxrange":
+	case "minpct", "maxpct", "maxabspct", "minmedian", "maxmedian", "minrange", "maxrange":
 		return overRows(t, ci, c)
 	case "medlimit", "maxlimit":
 		// The median over the unit's "~" rows of the largest
@@ -435,7 +435,7 @@ func (k *Checker) value(c Claim) (float64, error) {
 			}
 			return (cell.Summary.Lo/b.Hi - 1) * 100, nil
 		}
-		return 0, fmt.Errorf("field %q: want median, min, max, range, minpct, maxpct, maxabspct, minmedian, maxmedian, maxrange, pct, abspct, p, pholm, limit, upper, lower, level, percent, lo, hi, medlimit, maxlimit, geomean, geopct, match or matchmedian", c.Field)
+		return 0, fmt.Errorf("field %q: want median, min, max, range, minpct, maxpct, maxabspct, minmedian, maxmedian, minrange, maxrange, pct, abspct, p, pholm, limit, upper, lower, level, percent, lo, hi, medlimit, maxlimit, geomean, geopct, match or matchmedian", c.Field)
 	}
 	var names []string
 	for _, r := range t.Rows {
@@ -445,12 +445,12 @@ func (k *Checker) value(c Claim) (float64, error) {
 }
 
 // number matches a number as prose writes it: an optional sign (ASCII
-// or U+2212), digits, an optional fraction, an optional k, G, %, ns,
+// or U+2212), digits, an optional fraction, an optional k, M, G, %, ns,
 // µs or ms suffix.
-var number = regexp.MustCompile(`[+\-−]?[0-9][0-9,]*(?:\.[0-9]+)?(?:k|G|%|ns|µs|ms)?`)
+var number = regexp.MustCompile(`[+\-−]?[0-9][0-9,]*(?:\.[0-9]+)?(?:k|M|G|%|ns|µs|ms)?`)
 
 // Matches reports whether v, rounded to the precision quoted is written
-// with, is quoted. A k multiplies by 1000, a G by 1e9, and ns, µs and ms by 1e-9,
+// with, is quoted. A k multiplies by 1000, an M by 1e6, a G by 1e9, and ns, µs and ms by 1e-9,
 // 1e-6 and 1e-3 (at the precision of the digits before them: a time
 // quoted from sec/op); a sign must agree with v's unless v rounds to 0.
 func Matches(v float64, quoted string) bool {
@@ -469,7 +469,7 @@ func parseQuoted(quoted string) (x, half float64, ok bool) {
 	for _, u := range []struct {
 		suffix string
 		scale  float64
-	}{{"k", 1e3}, {"G", 1e9}, {"ns", 1e-9}, {"µs", 1e-6}, {"ms", 1e-3}} {
+	}{{"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {"ns", 1e-9}, {"µs", 1e-6}, {"ms", 1e-3}} {
 		if s, ok := strings.CutSuffix(q, u.suffix); ok {
 			q, scale = s, u.scale
 			break
@@ -517,7 +517,7 @@ func uncited(text string, cs []Claim) []quote {
 		if loc[0] > 0 && strings.HasPrefix(m, "-") && strings.ContainsRune("0123456789%s", rune(text[loc[0]-1])) {
 			m, off = m[1:], off+1 // the dash of a range: 0.500-0.537, 43%-54%, 36.7µs-40.7µs
 		}
-		if !strings.ContainsAny(m, ".kG%") {
+		if !strings.ContainsAny(m, ".kMG%") {
 			continue
 		}
 		if !quoted[normal(m)] {
