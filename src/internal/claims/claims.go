@@ -29,10 +29,11 @@
 //     intervals allow, in percent (quoted "±x%"); upper, lower: the
 //     largest and the smallest change they allow;
 //   - range: the cell's relative range, (max-min)/median, in percent;
+//     ci: its interval's half-width as benchstat prints it ("± 12%");
 //   - spread: a census's layout range, the larger (max-min)/median of
 //     the cell and base, in percent;
 //   - minpct, maxpct, maxabspct (the largest size of a change),
-//     minmedian, maxmedian, minrange, maxrange: the extreme of the field over the
+//     minmedian, maxmedian, minrange, maxrange, minci, maxci: the extreme of the field over the
 //     rows whose names match the regular expression in bench
 //     ("Syscall.*|Matmult"): "within −5.8% to +14.6% of stock";
 //   - with bench "-": medlimit and maxlimit, the median and the largest
@@ -73,6 +74,7 @@ import (
 
 	"github.com/schedlab/schedlab/src/internal/stats"
 	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
 )
 
 // ClaimsFile is the name of a folder's list of quoted numbers.
@@ -164,6 +166,10 @@ func overRows(t *stats.UnitTable, ci int, c Claim) (float64, error) {
 			vs = append(vs, r.Cells[ci].Summary.Center)
 		case "minrange", "maxrange":
 			vs = append(vs, spread(r.Cells[ci].Sample.Values)*100)
+		case "minci", "maxci":
+			if x := ciPct(r.Cells[ci].Summary); !math.IsNaN(x) && !math.IsInf(x, 0) {
+				vs = append(vs, x)
+			}
 		default:
 			if d := r.Deltas[ci]; d != nil && !math.IsNaN(d.Pct) {
 				vs = append(vs, d.Pct)
@@ -180,6 +186,13 @@ func overRows(t *stats.UnitTable, ci int, c Claim) (float64, error) {
 		return slices.Min(vs), nil
 	}
 	return slices.Max(vs), nil
+}
+
+// ciPct is the half-width of an interval as benchstat prints it ("±
+// 12%"): the larger distance from the center to a bound, in percent of
+// the center.
+func ciPct(s benchmath.Summary) float64 {
+	return math.Max(s.Hi/s.Center-1, 1-s.Lo/s.Center) * 100
 }
 
 // extremeOfRow is a min or max claim over every column of a row
@@ -342,7 +355,7 @@ func (k *Checker) value(c Claim) (float64, error) {
 		return 0, fmt.Errorf("no column %s in %s (have %v)", c.Variant, c.File, cmp.Cols)
 	}
 	switch c.Field {
-	case "minpct", "maxpct", "maxabspct", "minmedian", "maxmedian", "minrange", "maxrange":
+	case "minpct", "maxpct", "maxabspct", "minmedian", "maxmedian", "minrange", "maxrange", "minci", "maxci":
 		return overRows(t, ci, c)
 	case "medlimit", "maxlimit":
 		// The median over the unit's "~" rows of the largest
@@ -405,6 +418,8 @@ func (k *Checker) value(c Claim) (float64, error) {
 			return cell.Summary.Confidence * 100, nil
 		case "range":
 			return spread(cell.Sample.Values) * 100, nil
+		case "ci":
+			return ciPct(cell.Summary), nil
 		case "min":
 			return slices.Min(cell.Sample.Values), nil
 		case "max":
@@ -435,7 +450,7 @@ func (k *Checker) value(c Claim) (float64, error) {
 			}
 			return (cell.Summary.Lo/b.Hi - 1) * 100, nil
 		}
-		return 0, fmt.Errorf("field %q: want median, min, max, range, minpct, maxpct, maxabspct, minmedian, maxmedian, minrange, maxrange, pct, abspct, p, pholm, limit, upper, lower, level, percent, lo, hi, medlimit, maxlimit, geomean, geopct, match or matchmedian", c.Field)
+		return 0, fmt.Errorf("field %q: want median, min, max, range, minpct, maxpct, maxabspct, minmedian, maxmedian, minrange, maxrange, minci, maxci, ci, pct, abspct, p, pholm, limit, upper, lower, level, percent, lo, hi, medlimit, maxlimit, geomean, geopct, match or matchmedian", c.Field)
 	}
 	var names []string
 	for _, r := range t.Rows {
@@ -446,11 +461,11 @@ func (k *Checker) value(c Claim) (float64, error) {
 
 // number matches a number as prose writes it: an optional sign (ASCII
 // or U+2212), digits, an optional fraction, an optional k, M, G, %, ns,
-// µs or ms suffix.
-var number = regexp.MustCompile(`[+\-−]?[0-9][0-9,]*(?:\.[0-9]+)?(?:k|M|G|%|ns|µs|ms)?`)
+// µs or ms suffix, or benchstat's n and µ (403.0n, 5.734µ).
+var number = regexp.MustCompile(`[+\-−]?[0-9][0-9,]*(?:\.[0-9]+)?(?:k|M|G|%|ns|µs|ms|n\b|µ)?`)
 
 // Matches reports whether v, rounded to the precision quoted is written
-// with, is quoted. A k multiplies by 1000, an M by 1e6, a G by 1e9, and ns, µs and ms by 1e-9,
+// with, is quoted. A k multiplies by 1000, an M by 1e6, a G by 1e9, and ns, µs and ms (or benchstat's n and µ) by 1e-9,
 // 1e-6 and 1e-3 (at the precision of the digits before them: a time
 // quoted from sec/op); a sign must agree with v's unless v rounds to 0.
 func Matches(v float64, quoted string) bool {
@@ -469,7 +484,7 @@ func parseQuoted(quoted string) (x, half float64, ok bool) {
 	for _, u := range []struct {
 		suffix string
 		scale  float64
-	}{{"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {"ns", 1e-9}, {"µs", 1e-6}, {"ms", 1e-3}} {
+	}{{"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {"ns", 1e-9}, {"µs", 1e-6}, {"ms", 1e-3}, {"n", 1e-9}, {"µ", 1e-6}} {
 		if s, ok := strings.CutSuffix(q, u.suffix); ok {
 			q, scale = s, u.scale
 			break

@@ -114,11 +114,11 @@ func columns(path string) (string, []string) {
 func fieldsFor(q string) []string {
 	switch {
 	case strings.HasPrefix(q, "±"):
-		return []string{"limit", "abspct", "medlimit", "maxlimit"}
+		return []string{"limit", "abspct", "ci", "medlimit", "maxlimit"}
 	case strings.HasSuffix(q, "%") && signed(q):
 		return []string{"pct", "geopct", "upper", "lower"}
 	case strings.HasSuffix(q, "%"):
-		return []string{"pct", "abspct", "limit", "range", "level", "percent", "spread", "medlimit", "maxlimit", "upper"}
+		return []string{"pct", "abspct", "limit", "range", "ci", "level", "percent", "spread", "medlimit", "maxlimit", "upper"}
 	case signed(q):
 		return []string{"diff", "median"}
 	}
@@ -135,6 +135,11 @@ func named(s string, names []string) []string {
 		// "/100" too.
 		short := gomaxprocsSuffix.ReplaceAllString(n, "")
 		forms := []string{regexp.QuoteMeta(short), regexp.QuoteMeta(strings.ReplaceAll(short, "/_", "/"))}
+		if i := strings.LastIndex(short, "/"); i > 0 {
+			// A sub-benchmark by its own name, as a table of one
+			// benchmark's sub-benchmarks writes it: /__10.
+			forms = append(forms, regexp.QuoteMeta(short[i:]))
+		}
 		re := regexp.MustCompile(`(^|[^A-Za-z0-9_/])(` + strings.Join(forms, "|") + `)(-[0-9]+)?($|[^A-Za-z0-9_])`)
 		if re.MatchString(s) {
 			out = append(out, n)
@@ -252,7 +257,7 @@ func DraftText(dir, text string, have []Claim) (*Draft, error) {
 				c, ok = draftOne(k, files, q.text, ctx)
 			}
 			if !ok {
-				c, ok = draftMatch(k, q.text)
+				c, ok = draftMatch(k, q.text, ctx)
 			}
 			if !ok {
 				d.Unmatched = append(d.Unmatched, fmt.Sprintf("%s: %s", q.text, strings.TrimSpace(line)))
@@ -292,7 +297,7 @@ func nextTo(k *Checker, last *Claim, q string, ctx context) (Claim, bool) {
 	base := strings.TrimPrefix(last.Base, "toolchain=")
 	for _, v := range []string{last.Variant, base} {
 		for _, field := range fields {
-			if v == base && field != "median" && field != "lo" && field != "hi" && field != "range" {
+			if v == base && field != "median" && field != "lo" && field != "hi" && field != "range" && field != "ci" {
 				continue
 			}
 			if strings.HasPrefix(field, "geo") || strings.HasSuffix(field, "limit") && field != "limit" {
@@ -363,19 +368,20 @@ func draftOne(k *Checker, files []*dataFile, q string, ctx context) (Claim, bool
 }
 
 // draftOverRows places q as the extreme of a field over the rows that
-// its paragraph names ("within −5.8% to +14.6% of stock"), else over
-// every row of the unit.
+// its paragraph names ("within −5.8% to +14.6% of stock"). Over every
+// row of a unit some extreme matches almost any number, so that is left
+// to a person.
 func draftOverRows(k *Checker, files []*dataFile, q string, ctx context) (Claim, bool) {
 	var fields []string
 	switch {
 	case !strings.HasSuffix(q, "%"):
 		return Claim{}, false
 	case strings.HasPrefix(q, "±"):
-		fields = []string{"maxabspct"}
+		fields = []string{"maxabspct", "maxci", "minci"}
 	case signed(q):
 		fields = []string{"minpct", "maxpct"}
 	default:
-		fields = []string{"maxabspct", "maxrange"}
+		fields = []string{"maxabspct", "maxrange", "maxci", "minci"}
 	}
 	for _, f := range files {
 		cmp := f.cmps[0]
@@ -395,7 +401,6 @@ func draftOverRows(k *Checker, files []*dataFile, q string, ctx context) (Claim,
 				}
 				sets = append(sets, strings.Join(ns, "|"))
 			}
-			sets = append(sets, ".*")
 			variants := append(named(ctx.line, cmp.Cols), cmp.Cols...)
 			for _, set := range sets {
 				for _, v := range variants {
@@ -438,7 +443,7 @@ func search(k *Checker, f *dataFile, cmp *stats.Comparison, unit string, benches
 				if (bench == "-") != (field == "medlimit" || field == "maxlimit" || field == "geomean" || field == "geopct") {
 					continue
 				}
-				if v == cmp.Cols[cmp.Base] && field != "median" && field != "min" && field != "max" && field != "range" && field != "lo" && field != "hi" && field != "percent" && field != "geomean" {
+				if v == cmp.Cols[cmp.Base] && field != "median" && field != "min" && field != "max" && field != "range" && field != "ci" && field != "lo" && field != "hi" && field != "percent" && field != "geomean" {
 					continue // the base has no change against itself
 				}
 				c := Claim{File: f.name, Base: base, Unit: unit, Bench: bench, Variant: v, Field: field, Quoted: q}
@@ -463,7 +468,11 @@ func textFiles(dir string) []string {
 				continue
 			}
 			if ext == ".txt" || ext == ".log" || ext == ".csv" || ext == ".tsv" || ext == ".json" || ext == ".out" {
-				if filepath.Base(p) != ClaimsFile {
+				// Not the claims, and not the tables made from the
+				// benchmark files (benchstat.txt, results.csv, runs.tsv):
+				// their numbers are claimed through package stats, and
+				// a label there matches a number by coincidence.
+				if !slices.Contains([]string{ClaimsFile, "benchstat.txt", "results.csv", "runs.tsv"}, filepath.Base(p)) {
 					rel, _ := filepath.Rel(dir, p)
 					out = append(out, filepath.ToSlash(rel))
 				}
@@ -473,13 +482,27 @@ func textFiles(dir string) []string {
 	return out
 }
 
+// sharesWord reports whether label has a word of three letters or
+// more that line has too (case aside): the prose names what the
+// tool's line labels.
+func sharesWord(label, line string) bool {
+	line = strings.ToLower(line)
+	for _, w := range wordish.FindAllString(label, -1) {
+		if strings.Contains(line, strings.ToLower(w)) {
+			return true
+		}
+	}
+	return false
+}
+
 // wordish is a label with a word in it.
 var wordish = regexp.MustCompile(`[A-Za-z]{3,}`)
 
 // draftMatch places q in a text file of the folder that holds it
 // written the same way, as a match claim on the text before it on its
-// line (its label), if that label's first match gives q.
-func draftMatch(k *Checker, q string) (Claim, bool) {
+// line (its label), if the prose line shares a word with that label
+// and the label's first match gives q.
+func draftMatch(k *Checker, q string, ctx context) (Claim, bool) {
 	forms := []string{q, strings.TrimPrefix(q, "+"), strings.ReplaceAll(q, "−", "-"), strings.ReplaceAll(q, ",", "")}
 	for _, name := range textFiles(k.Dir) {
 		b, err := os.ReadFile(filepath.Join(k.Dir, name))
@@ -504,8 +527,8 @@ func draftMatch(k *Checker, q string) (Claim, bool) {
 				if len(label) > 40 {
 					label = label[len(label)-40:]
 				}
-				if !wordish.MatchString(label) {
-					continue // a label that names nothing: a column of numbers
+				if !sharesWord(label, ctx.line) {
+					continue // a label the prose does not speak of
 				}
 				re := strings.ReplaceAll(regexp.QuoteMeta(label), "\t", `\t`) + `([-+]?[0-9][0-9,]*(?:\.[0-9]+)?)`
 				c := Claim{File: name, Base: "-", Unit: "-", Bench: re, Variant: "-", Field: "match", Quoted: q}
