@@ -36,7 +36,7 @@ func TestUncited(t *testing.T) {
 }
 
 // TestFolders recomputes every claim of every results folder from its
-// data, and finds numbers in those folders' prose that no claim quotes.
+// data, and finds numbers in the folders' prose that no claim quotes.
 func TestFolders(t *testing.T) {
 	root, err := toolchain.FindRoot(".")
 	if err != nil {
@@ -57,6 +57,15 @@ func TestFolders(t *testing.T) {
 			continue
 		}
 		if len(cs) == 0 {
+			// A folder whose prose quotes numbers must say where
+			// they come from.
+			for _, name := range ProseFiles {
+				if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
+					if u := Uncited(string(b), nil); len(u) > 0 {
+						t.Errorf("%s/%s quotes numbers and the folder has no %s: %s", filepath.Base(dir), name, ClaimsFile, strings.Join(u, " "))
+					}
+				}
+			}
 			continue
 		}
 		k := &Checker{Dir: dir}
