@@ -90,7 +90,7 @@ sysmontick)
 	# ... and over its maximum sleep, which sets the preemption period of
 	# a CPU-bound program (sysmon backs off to it while Ps stay busy).
 	sweep "$prefix-sysmonmaxtick" -suite workloads -bench 'LatencyProbe|BurstyProducer|TimerStorm' \
-		-knob sysmonmaxtick=1000,2000,5000,10000,20000 -variant stock \
+		-knob sysmonmaxtick=1000,2000,5000,10000,20000 -variant stock -variant stock2=stock \
 		-metric 'sysmon-wakeups/s,cpu-ns/op,p99-wake-ns,hog-iters/s' \
 		-tradeoff 'sysmon-wakeups/s:p99-wake-ns,hog-iters/s:p99-wake-ns'
 	;;
@@ -120,6 +120,8 @@ numa)
 	else
 		echo "study.sh: numactl is not installed: no oracle rows (Debian: apt-get install numactl)" >&2
 	fi
+	# stock2 is the control: the same binary as stock, so that an effect
+	# of a few percent can be told from the machine's drift.
 	# An ablation: each variant adds one mechanism to the one before;
 	# bind1-mem adds heap placement by node (numamem=1) and
 	# bind1-mem-exempt the heap's exemption from the kernel's NUMA
@@ -129,7 +131,7 @@ numa)
 	# workload it was tuned on.
 	bench "$prefix-numa" -suite workloads \
 		${cpu:+-cpu "$cpu"} \
-		-variant stock \
+		-variant stock -variant stock2=stock \
 		-variant "random=patched:$numa,numasteal=0,numawake=0" \
 		-variant "localfirst=patched:$numa,numasteal=1,numawake=0" \
 		-variant "leaveremote=patched:$numa,numasteal=2,numawake=0" \
