@@ -11,8 +11,12 @@
 //     µs or ns; shares in %; knobs in their own unit);
 //   - knob sweeps that span a decade or more use a log axis, ticked at
 //     the values that ran;
-//   - every median comes with its 95% CI, and levels and sweeps also show
-//     each run, so a reader sees the spread behind a median;
+//   - every median comes with its CI (asked for at 95%; a median's
+//     interval between order statistics is at least that, 97.9% at
+//     n=10), and levels and sweeps also show each run, so a reader sees
+//     the spread behind a median;
+//   - a sweep's values that span a decade or more get a log y axis;
+//   - every figure's title names its folder and series (Caption);
 //   - reference variants (stock in a sweep) are a line with their CI as a
 //     band, inside the plotted range;
 //   - in change plots, differences that are not significant are pale, and
@@ -52,19 +56,20 @@ func Write(dir string, c *stats.Comparison, meta *results.Metadata) ([]string, e
 	if err := os.MkdirAll(filepath.Join(dir, results.PlotsDir), 0o755); err != nil {
 		return nil, err
 	}
+	caption := Caption(dir, meta.Series)
 	var out []string
 	if meta.Sweep == nil {
 		for _, t := range c.Tables {
 			if len(c.Cols) > 1 {
 				rel := filepath.Join(results.PlotsDir, "delta-"+unitFile(t.Unit)+".svg")
-				if err := plotDeltas(filepath.Join(dir, rel), c, t); err != nil {
+				if err := plotDeltas(filepath.Join(dir, rel), c, t, caption); err != nil {
 					return nil, err
 				}
 				out = append(out, rel)
 			}
 			if len(c.Cols) == 1 || strings.HasSuffix(t.Unit, "-share") {
 				rel := filepath.Join(results.PlotsDir, "levels-"+unitFile(t.Unit)+".svg")
-				if err := plotLevels(filepath.Join(dir, rel), c, t); err != nil {
+				if err := plotLevels(filepath.Join(dir, rel), c, t, caption); err != nil {
 					return nil, err
 				}
 				out = append(out, rel)
@@ -72,18 +77,37 @@ func Write(dir string, c *stats.Comparison, meta *results.Metadata) ([]string, e
 		}
 	}
 	if meta.Sweep != nil {
-		ps, err := plotSweep(dir, c, meta.Sweep)
+		ps, err := plotSweep(dir, c, meta.Sweep, caption)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, ps...)
-		ps, err = plotTradeoffs(dir, c, meta.Sweep)
+		ps, err = plotTradeoffs(dir, c, meta.Sweep, caption)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, ps...)
 	}
 	return out, nil
+}
+
+// Caption names where a figure comes from, so that one copied into a
+// paper or a slide still says it: the results folder (dir's last
+// element) and the series it measured.
+func Caption(dir, series string) string {
+	c := "results/" + filepath.Base(filepath.Clean(dir))
+	if series != "" {
+		c = "series " + series + ", " + c
+	}
+	return c
+}
+
+// withCaption adds caption as a line under title.
+func withCaption(title, caption string) string {
+	if title == "" || caption == "" {
+		return title + caption
+	}
+	return title + "\n" + caption
 }
 
 // Save writes p as an SVG at path and as a 200-dpi PNG beside it.

@@ -56,7 +56,7 @@ func TestReportSweepPlots(t *testing.T) {
 		t.Fatalf("plots %q, want %q", plots, want)
 	}
 	sweep, _ := os.ReadFile(filepath.Join(dir, want[0]))
-	if !strings.Contains(string(sweep), ">stock (median, 95% CI band)</text>") {
+	if !strings.Contains(string(sweep), ">stock (median, CI band)</text>") {
 		t.Errorf("sweep plot has no stock reference line")
 	}
 	for _, rel := range want {
@@ -85,6 +85,9 @@ func TestReportSweepPlots(t *testing.T) {
 	}
 	if _, ok := p.X.Scale.(plot.LogScale); ok {
 		t.Errorf("log x axis for values within a factor of 2")
+	}
+	if _, ok := p.Y.Scale.(plot.LogScale); ok {
+		t.Errorf("log y axis for values within a factor of 3")
 	}
 	p, _ = sweepPlot(c, meta.Sweep, tab.Rows[0], "p99-wake-sec", map[int]float64{1: 100, 2: 2000}, []float64{100, 2000})
 	if _, ok := p.X.Scale.(plot.LogScale); !ok {
@@ -139,5 +142,47 @@ func TestNiceTicks(t *testing.T) {
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("niceTicks(%g, %g) = %q, want %q", tc.min, tc.max, got, tc.want)
 		}
+	}
+}
+
+// TestSweepLogY checks that a sweep whose values span more than a decade
+// (a latency tail from 40ms down to 1ms) gets a log y axis
+// (TestReportSweepPlots checks that one within a factor of 3 does not),
+// and that the report's figures name their folder and series.
+func TestSweepLogY(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "2026-12-02-vm-timeslice")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for round := range 6 {
+		for i, v := range []string{"stock", "timeslice=500", "timeslice=5000"} {
+			p99 := []float64{40e6, 1e6, 9e6}[i] + float64(round)*1e4
+			fmt.Fprintf(&b, "variant: %s\npkg: w\nBenchmarkLatencyProbe-2\t400\t%d ns/op\t%g p99-wake-ns\n\n", v, 2000000+round, p99)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, results.RawFile), []byte(b.String()), 0o644)
+	meta := results.Metadata{Suite: "workloads", Count: 6, Complete: true, Series: "e9dcce155a8c", Sweep: &results.SweepInfo{
+		Knob: "timeslice", Values: []string{"500", "5000"}, Metrics: []string{"p99-wake-ns"},
+	}}
+	c, err := stats.CompareAgainst(filepath.Join(dir, results.RawFile), "stock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := c.Table("p99-wake-sec")
+	p, err := sweepPlot(c, meta.Sweep, tab.Rows[0], "p99-wake-sec", map[int]float64{1: 500, 2: 5000}, []float64{500, 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.Y.Scale.(plot.LogScale); !ok {
+		t.Errorf("linear y axis for values from 1ms to 40ms")
+	}
+	plots, err := Write(dir, c, &meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, _ := os.ReadFile(filepath.Join(dir, plots[0]))
+	if !strings.Contains(string(svg), ">series e9dcce155a8c, results/2026-12-02-vm-timeslice</text>") {
+		t.Errorf("%s does not name its series and folder", plots[0])
 	}
 }

@@ -179,7 +179,7 @@ func rowPlot(t *stats.UnitTable, ncols, legend int) (*plot.Plot, vg.Length) {
 // benchmark: a bar to the change of the median, with the range that the
 // two 95% CIs allow as a whisker (Delta.Limit's bounds), pale where the
 // difference is not significant.
-func plotDeltas(path string, c *stats.Comparison, t *stats.UnitTable) error {
+func plotDeltas(path string, c *stats.Comparison, t *stats.UnitTable, caption string) error {
 	cols := columnsWithData(c, t, c.Base)
 	p, h := rowPlot(t, len(cols), len(cols)+1)
 	q := quantityFor(t.Unit, 0)
@@ -213,6 +213,7 @@ func plotDeltas(path string, c *stats.Comparison, t *stats.UnitTable) error {
 		p.X.Min, p.X.Max = math.Max(p.X.Min, -lim), math.Min(p.X.Max, lim)
 		p.X.Label.Text += "\n(longer whiskers are cut at the edge)"
 	}
+	p.Title.Text = withCaption(p.Title.Text, caption)
 	return Save(p, plotWidth, h, path)
 }
 
@@ -247,7 +248,7 @@ func deltaAxisLimit(marks []*rowMarks) (float64, bool) {
 
 // plotLevels plots each variant's level per benchmark: the median with
 // its 95% CI and every run.
-func plotLevels(path string, c *stats.Comparison, t *stats.UnitTable) error {
+func plotLevels(path string, c *stats.Comparison, t *stats.UnitTable, caption string) error {
 	cols := columnsWithData(c, t, -1)
 	p, h := rowPlot(t, len(cols), len(cols))
 	q := quantityFor(t.Unit, tableMagnitude(t))
@@ -279,6 +280,7 @@ func plotLevels(path string, c *stats.Comparison, t *stats.UnitTable) error {
 	if strings.HasSuffix(t.Unit, "-share") {
 		p.X.Min, p.X.Max = 0, 100
 	}
+	p.Title.Text = withCaption(p.Title.Text, caption)
 	return Save(p, plotWidth, h, path)
 }
 

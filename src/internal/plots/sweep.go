@@ -46,7 +46,7 @@ type errPoints struct {
 	plotter.YErrors
 }
 
-func plotSweep(dir string, c *stats.Comparison, s *results.SweepInfo) ([]string, error) {
+func plotSweep(dir string, c *stats.Comparison, s *results.SweepInfo, caption string) ([]string, error) {
 	// Column -> knob value.
 	xs := map[int]float64{}
 	var all []float64
@@ -79,6 +79,7 @@ func plotSweep(dir string, c *stats.Comparison, s *results.SweepInfo) ([]string,
 				continue
 			}
 			rel := filepath.Join(results.PlotsDir, "sweep-"+unitFile(metric)+"-"+results.SafeName(r.Name)+".svg")
+			p.Title.Text = withCaption(p.Title.Text, caption)
 			if err := Save(p, plotWidth*0.7, plotWidth*0.5, filepath.Join(dir, rel)); err != nil {
 				return nil, err
 			}
@@ -89,7 +90,7 @@ func plotSweep(dir string, c *stats.Comparison, s *results.SweepInfo) ([]string,
 }
 
 // sweepPlot plots row r's metric against the knob: the medians joined,
-// their 95% CIs, every run, and each variant that is not a knob value
+// their CIs, every run, and each variant that is not a knob value
 // (stock) as a dashed line with its CI as a band.
 func sweepPlot(c *stats.Comparison, s *results.SweepInfo, r *stats.Row, metric string, xs map[int]float64, all []float64) (*plot.Plot, error) {
 	var mag []float64
@@ -167,7 +168,7 @@ func sweepPlot(c *stats.Comparison, s *results.SweepInfo, r *stats.Row, metric s
 		ref.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		ref.Width = vg.Points(1.2)
 		p.Add(ref)
-		p.Legend.Add(col+" (median, 95% CI band)", ref)
+		p.Legend.Add(col+" (median, CI band)", ref)
 		k++
 	}
 	rs, err := plotter.NewScatter(runs)
@@ -187,7 +188,7 @@ func sweepPlot(c *stats.Comparison, s *results.SweepInfo, r *stats.Row, metric s
 		return nil, err
 	}
 	p.Add(rs, line, points, eb)
-	p.Legend.Add("median, 95% CI", line, points)
+	p.Legend.Add("median, CI (≥95%)", line, points)
 	p.Legend.Add("each run", rs)
 	p.Legend.TextStyle.Font.Size = vg.Points(9)
 	p.Legend.Top = true
@@ -207,6 +208,20 @@ func sweepPlot(c *stats.Comparison, s *results.SweepInfo, r *stats.Row, metric s
 		ymin = math.Min(ymin, pts.XYs[i].Y-e.Low)
 		ymax = math.Max(ymax, pts.XYs[i].Y+e.High)
 	}
+	if ymin > 0 && ymax/ymin >= 10 {
+		// A decade or more (a latency sweep): on a linear axis the
+		// small slices' values would sit on the floor. Every value
+		// drawn is positive here, as a log axis needs.
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		if l, ok := strings.CutSuffix(p.Y.Label.Text, ")"); ok {
+			p.Y.Label.Text = l + ", log scale)"
+		} else {
+			p.Y.Label.Text += " (log scale)"
+		}
+		p.Y.Min, p.Y.Max = ymin/1.25, ymax*3 // room above for the legend
+		return p, nil
+	}
 	if ymin > 0 && ymin < (ymax-ymin)*0.5 {
 		ymin = 0
 	}
@@ -216,9 +231,9 @@ func sweepPlot(c *stats.Comparison, s *results.SweepInfo, r *stats.Row, metric s
 
 // plotTradeoffs writes, for each "x:y" pair of s.Tradeoffs and each
 // benchmark that reports both metrics, y against x with one labelled
-// point per variant (median, 95% CIs both ways): what a setting costs
+// point per variant (median, CIs both ways): what a setting costs
 // against what it buys.
-func plotTradeoffs(dir string, c *stats.Comparison, s *results.SweepInfo) ([]string, error) {
+func plotTradeoffs(dir string, c *stats.Comparison, s *results.SweepInfo, caption string) ([]string, error) {
 	var out []string
 	for _, pair := range s.Tradeoffs {
 		xm, ym, _ := strings.Cut(pair, ":")
@@ -246,6 +261,7 @@ func plotTradeoffs(dir string, c *stats.Comparison, s *results.SweepInfo) ([]str
 				continue
 			}
 			rel := filepath.Join(results.PlotsDir, "tradeoff-"+unitFile(ym)+"-vs-"+unitFile(xm)+"-"+results.SafeName(xr.Name)+".svg")
+			p.Title.Text = withCaption(p.Title.Text, caption)
 			if err := Save(p, plotWidth*0.7, plotWidth*0.5, filepath.Join(dir, rel)); err != nil {
 				return nil, err
 			}
@@ -288,7 +304,7 @@ func tradeoffPlot(c *stats.Comparison, s *results.SweepInfo, xr, yr *stats.Row, 
 		labels = append(labels, strings.TrimPrefix(col, s.Knob+"="))
 	}
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: %s against %s\n(medians, 95%% CIs; labels: %s)", xr.Name, qy.name, qx.name, knobShort(s.Knob))
+	p.Title.Text = fmt.Sprintf("%s: %s against %s\n(medians, CIs ≥95%%; labels: %s)", xr.Name, qy.name, qx.name, knobShort(s.Knob))
 	p.X.Label.Text = qx.label()
 	p.Y.Label.Text = qy.label()
 	p.X.Tick.Marker, p.Y.Tick.Marker = preciseTicks{}, preciseTicks{}
