@@ -26,7 +26,7 @@ func TestDraftText(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := "| benchmark | stock | patched | Δ |\n|---|---:|---:|---:|\n| Alpha | 104.5ns | 124.5ns | +19.1% |\n\n" +
-		"`Alpha` is +19.1% (p=0.000) and Beta 7.5% off; stock is −16.1% against patched.\n"
+		"`Alpha` is +19.1% (p=0.000) and Beta 7.5% off; stock is −16.1% against patched.\n\nAgainst patched, stock's geomean is −8.4%.\n"
 	d, err := DraftText(dir, text, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -41,6 +41,7 @@ func TestDraftText(t *testing.T) {
 		"+19.1%":  "Alpha-2 patched pct",
 		"0.000":   "Alpha-2 patched p",
 		"−16.1%":  "Alpha-2 stock pct",
+		"−8.4%":   "- stock geopct",
 	}
 	for q, w := range want {
 		if got[q] != w {
