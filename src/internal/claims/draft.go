@@ -316,16 +316,14 @@ func nextTo(k *Checker, last *Claim, q string, ctx context) (Claim, bool) {
 var idUnsafe = regexp.MustCompile(`[^A-Za-z0-9]+`)
 
 func uniqueID(ids map[string]bool, c Claim) string {
-	name := c.Bench + "-" + c.Variant + "-" + c.Field
+	// A cell's claim is named by its row, column and field; a match
+	// claim by the last words of its label and its file.
+	name := gomaxprocsSuffix.ReplaceAllString(c.Bench, "") + "-" + c.Variant + "-" + c.Field
 	if c.Field == "match" {
-		// The label's last words.
 		words := wordish.FindAllString(c.Bench, -1)
 		name = strings.Join(words[max(0, len(words)-2):], "-") + "-" + strings.TrimSuffix(filepath.Base(c.File), filepath.Ext(c.File))
 	}
-	base := strings.ToLower(strings.Trim(idUnsafe.ReplaceAllString(gomaxprocsSuffix.ReplaceAllString(c.Bench, "")+"-"+c.Variant+"-"+c.Field, "-"), "-"))
-	if c.Field == "match" {
-		base = strings.ToLower(strings.Trim(idUnsafe.ReplaceAllString(name, "-"), "-"))
-	}
+	base := strings.ToLower(strings.Trim(idUnsafe.ReplaceAllString(name, "-"), "-"))
 	id := base
 	for n := 2; ids[id]; n++ {
 		id = fmt.Sprintf("%s-%d", base, n)
