@@ -31,12 +31,17 @@ const (
 	mWakeupsRemote   = "/sched/numa/wakeups-remote:events"
 	mGlobrunq        = "/sched/globalrunq/goroutines:goroutines"
 	mTimerGs         = "/sched/steal/timer-goroutines:goroutines"
+	mMemLocal        = "/memory/numa/pages-local:pages"
+	mMemMoved        = "/memory/numa/pages-moved:pages"
+	mMemFresh        = "/memory/numa/pages-fresh:pages"
+	mMemUnmoved      = "/memory/numa/pages-unmoved:pages"
 )
 
 var schedMetricNames = []string{
 	mStealAttempts, mStealGoroutines, mStealOps, mStealRunnext, mStealLocal, mStealRemote, mSysmonWakeups, mSysmonPreempts,
 	mExecOnNode, mExecOffNode, mNUMAHops, mNUMABinds, mWakeupsLocal, mWakeupsRemote,
 	mGlobrunq, mTimerGs,
+	mMemLocal, mMemMoved, mMemFresh, mMemUnmoved,
 }
 
 // available is the subset of schedMetricNames this runtime exports (none
@@ -182,6 +187,19 @@ func (p *probe) stop() {
 		if v, ok := d(mNUMABinds); ok {
 			p.b.ReportMetric(v/n, "binds/op")
 		}
+	}
+	// Heap placement by node (zero, and not reported, unless numamem=1
+	// is in effect): the pages of the spans Ps took that the runtime
+	// looked up with move_pages, per op, and how many of them it moved.
+	// Each span taken is one query call per 64 pages, so pages/op bounds
+	// the calls an op costs.
+	ml, ok1 := d(mMemLocal)
+	mm, ok2 := d(mMemMoved)
+	mf, ok3 := d(mMemFresh)
+	mu, ok4 := d(mMemUnmoved)
+	if ok1 && ok2 && ok3 && ok4 && ml+mm+mf+mu > 0 {
+		p.b.ReportMetric((ml+mm+mf+mu)/n, "numamem-pages/op")
+		p.b.ReportMetric(mm/n, "numamem-moved/op")
 	}
 	if v, ok := d(mSysmonWakeups); ok {
 		p.b.ReportMetric(v/n, "sysmon-wakeups/op")
