@@ -65,3 +65,10 @@ for nodes in 2 4; do
 		-variant "bind1b=patched:numa=1,numabind=1"
 	.bin/schedlab report "$dir"
 done
+
+# Host base (added after the first three folders were written, and run
+# on its own): the two workloads' time per op at GOMAXPROCS=1 on this
+# machine, stock and a stock2 control, the denominator for what the
+# lookups of <out>-movepages would add per op.
+.bin/schedlab bench -suite workloads -bench "$bench" -cpu 1 -count "$count" -benchtime 200ms \
+	-variant stock -variant stock2=stock -out "$out-hostbase"
