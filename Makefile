@@ -18,7 +18,7 @@ FORCE ?= 0
 export FORCE
 
 .PHONY: all harness main toolchain apply extract rebase check check-rebase verify-repro env index test test-tools \
-	test-toolchain test-census test-vm test-runtime test-long test-prefixes bench study clean tools install
+	test-toolchain test-census test-vm test-runtime test-long test-slurm test-prefixes bench study clean tools install
 
 all: toolchain main
 
@@ -119,6 +119,15 @@ test-runtime: toolchain
 
 test-long: toolchain
 	@scripts/test-long.sh
+
+# schedlab campaign against a real Slurm: installs Debian's slurmctld,
+# slurmd and munge, starts a one-machine cluster on loopback, submits a
+# two-task campaign of a two-workload numa study and one that fails,
+# checks the merged reports and stops the daemons. Root only; not in
+# make test (see docs/multi-socket.md for its time). CAMPAIGN=dir keeps
+# the first campaign's folder there.
+test-slurm: toolchain harness
+	@CAMPAIGN="$(CAMPAIGN)" scripts/test-slurm.sh
 
 # Bisectability: go test -short runtime at every prefix of the series.
 test-prefixes: toolchain

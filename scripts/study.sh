@@ -5,7 +5,10 @@
 # adapts, simulating two nodes (numafake=2) where the machine has one.
 # COUNT (default 10) and BENCHTIME override the run size; BENCHTIME
 # defaults to 400x (wake-ups) for the latency sweeps, which need many
-# samples per run for a p99.9, and to 200ms for the rest.
+# samples per run for a p99.9, and to 200ms for the rest. BENCH (a -bench
+# regexp) narrows the studies that run the whole suite; RESULTS (default
+# results) is the folder the study's folders go into (a Slurm campaign
+# gives each task its own).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -18,8 +21,10 @@ case $study in
 timeslice | sysmontick) benchtime=${BENCHTIME:-400x} ;;
 *) benchtime=${BENCHTIME:-200ms} ;;
 esac
-prefix=results/$(stamp)
-run=(-count "$count" -benchtime "$benchtime" -noreport)
+results=${RESULTS:-results}
+mkdir -p "$results"
+prefix=$results/$(stamp)
+run=(-count "$count" -benchtime "$benchtime" -noreport ${BENCH:+-bench "$BENCH"})
 
 measure() { # measure bench|sweep <out> <flags of that schedlab command...>
 	local cmd=$1 out

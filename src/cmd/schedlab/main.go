@@ -5,6 +5,7 @@
 //	schedlab compare [-col variant] [-base name] [-csv file] bench.txt...
 //	schedlab report  dir
 //	schedlab merge   -out dir folder...   (one study from several machines)
+//	schedlab campaign -study numa -dir dir -tasks N [-partition p] -submit   (that, through Slurm)
 //	schedlab trace   [-out dir] trace.out  (steals in an execution trace)
 //	schedlab sweep   -knob timeslice=1000,2000,5000,10000 -suite workloads [-bench re]
 //	schedlab suites
@@ -49,6 +50,7 @@ commands:
   compare  benchstat tables (and CSV) of benchmark files
   report   write README.md, tables, CSV and SVG plots into a results folder
   merge    merge results folders from several machines into one folder and report
+  campaign run a study on several machines through Slurm and merge their folders
   trace    steals in an execution trace (GODEBUG=tracesteal=1): totals, matrix plot, CSV
   sweep    run one GODEBUG knob over a list of values and plot metrics against it
   suites   list the suites and their benchmarks
@@ -79,6 +81,8 @@ func main() {
 		err = cmdReport(args)
 	case "merge":
 		err = cmdMerge(args)
+	case "campaign":
+		err = cmdCampaign(args)
 	case "trace":
 		err = cmdTrace(args)
 	case "sweep":
@@ -474,18 +478,28 @@ func cmdDoctor(args []string) error {
 func cmdMerge(args []string) error {
 	fs := flag.NewFlagSet("merge", flag.ExitOnError)
 	out := fs.String("out", "", "folder to write the merged results into (required; must not hold bench.txt)")
+	var missing listFlag
+	fs.Var(&missing, "missing", "`label: reason` of a machine that sent no folder, for the README (repeatable)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: schedlab merge -out dir folder...\n\nMerges results folders of the same study run on several machines.\n\n")
+		fmt.Fprintf(fs.Output(), "usage: schedlab merge -out dir [-missing 'label: reason']... folder...\n\nMerges results folders of the same study run on several machines.\n\n")
 		fs.PrintDefaults()
 	}
 	fs.Parse(args)
 	if *out == "" {
 		return fmt.Errorf("merge: -out is required")
 	}
-	if fs.NArg() < 1 {
+	if fs.NArg() < 1 && len(missing) == 0 {
 		return fmt.Errorf("merge: give at least one results folder")
 	}
-	res, err := merge.Folders(*out, fs.Args())
+	var ms []merge.Missing
+	for _, m := range missing {
+		label, reason, ok := strings.Cut(m, ": ")
+		if !ok {
+			return fmt.Errorf("merge: -missing %q: want 'label: reason'", m)
+		}
+		ms = append(ms, merge.Missing{Label: label, Reason: reason})
+	}
+	res, err := merge.Folders(*out, fs.Args(), ms)
 	if err != nil {
 		return err
 	}

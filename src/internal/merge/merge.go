@@ -62,12 +62,22 @@ type Source struct {
 	meta *results.Metadata
 }
 
+// A Missing is a machine whose results folder did not come back (a
+// campaign task that failed or was killed): it has no rows, but the
+// merged README names it and says why, so that a report over the hosts
+// that answered does not read as one over all the hosts asked.
+type Missing struct {
+	Label  string `json:"label"`  // the task or host, e.g. "task 1 (node07)"
+	Reason string `json:"reason"` // one line: what happened and where its log is
+}
+
 // Result says what Folders wrote; it is also the content of
 // merge.json.
 type Result struct {
 	Out      string    `json:"out"`
 	Command  string    `json:"command"` // schedlab merge command line that redoes it
 	Sources  []*Source `json:"sources"`
+	Missing  []Missing `json:"missing,omitempty"`
 	Warnings []string  `json:"warnings,omitempty"`
 	Files    []string  `json:"files"` // written into Out
 
@@ -81,9 +91,11 @@ type Result struct {
 // several machines, into one folder out: bench.txt (and physical.txt)
 // with every result labelled by `host:` and `topology:` config lines,
 // merge.json, the per-host benchstat tables, and a README comparing
-// each host's variants with its base side by side.
-func Folders(out string, dirs []string) (*Result, error) {
-	if len(dirs) == 0 {
+// each host's variants with its base side by side. missing lists the
+// machines that were asked and sent no folder; with none of dirs given,
+// the folder holds only the README and merge.json that say so.
+func Folders(out string, dirs []string, missing []Missing) (*Result, error) {
+	if len(dirs) == 0 && len(missing) == 0 {
 		return nil, fmt.Errorf("merge: no results folders given")
 	}
 	if out == "" {
@@ -92,7 +104,7 @@ func Folders(out string, dirs []string) (*Result, error) {
 	if _, err := os.Stat(filepath.Join(out, results.RawFile)); err == nil {
 		return nil, fmt.Errorf("%s already holds results (%s); choose another -out", out, results.RawFile)
 	}
-	res := &Result{Out: out, Command: mergeCommand(out, dirs)}
+	res := &Result{Out: out, Command: mergeCommand(out, dirs, missing), Missing: missing}
 	for _, d := range dirs {
 		s, err := readSource(d)
 		if err != nil {
@@ -106,17 +118,20 @@ func Folders(out string, dirs []string) (*Result, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
-	if err := res.mergeFiles(); err != nil {
-		return nil, err
+	if len(res.Sources) > 0 {
+		if err := res.mergeFiles(); err != nil {
+			return nil, err
+		}
+		tables, err := res.compareHosts()
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(out, results.BenchstatFile), tables, 0o644); err != nil {
+			return nil, err
+		}
+		res.Files = append(res.Files, results.BenchstatFile)
 	}
-	tables, err := res.compareHosts()
-	if err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(out, results.BenchstatFile), tables, 0o644); err != nil {
-		return nil, err
-	}
-	res.Files = append(res.Files, results.BenchstatFile, results.ReadmeFile, RecordFile)
+	res.Files = append(res.Files, results.ReadmeFile, RecordFile)
 	if err := os.WriteFile(filepath.Join(out, results.ReadmeFile), []byte(renderMergeReadme(res)), 0o644); err != nil {
 		return nil, err
 	}
@@ -414,8 +429,11 @@ func compareSource(s *Source) (*stats.Comparison, error) {
 	return stats.CompareAgainst(filepath.Join(s.Path, results.RawFile), base)
 }
 
-func mergeCommand(out string, dirs []string) string {
+func mergeCommand(out string, dirs []string, missing []Missing) string {
 	args := []string{"schedlab", "merge", "-out", results.ShellQuote(out)}
+	for _, m := range missing {
+		args = append(args, "-missing", results.ShellQuote(m.Label+": "+m.Reason))
+	}
 	for _, d := range dirs {
 		args = append(args, results.ShellQuote(d))
 	}

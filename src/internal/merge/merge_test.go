@@ -3,90 +3,22 @@ package merge
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/schedlab/schedlab/src/internal/benchstattest"
 	"github.com/schedlab/schedlab/src/internal/physical"
 	"github.com/schedlab/schedlab/src/internal/results"
+	"github.com/schedlab/schedlab/src/internal/resultstest"
 	"github.com/schedlab/schedlab/src/internal/stats"
 	"github.com/schedlab/schedlab/src/internal/toolchain"
 )
-
-// fakeHost describes a fake results folder for the merge tests.
-type fakeHost struct {
-	host     string
-	series   string
-	doctor   *physical.Doctor
-	physical bool
-	procs    int // the benchmarks' -N suffix; 8 if 0
-}
-
-// fakeResults writes a small results folder into dir: metadata.json and
-// a bench.txt in which, over 6 rounds, "patched" is 20% faster than
-// "stock" on Fast and the same on Same, and reports an on-node-share.
-func fakeResults(t *testing.T, dir string, h fakeHost) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if h.series == "" {
-		h.series = "6827cade46ef"
-	}
-	if h.procs == 0 {
-		h.procs = 8
-	}
-	start := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	meta := &results.Metadata{
-		Suite: "workloads", Count: 6, Timeout: "10m0s", Started: start, Finished: start.Add(time.Hour), Complete: true,
-		Machine: physical.Machine{Host: h.host, CPU: "Fake CPU", Cores: 8, NUMANodes: 2},
-		Doctor:  h.doctor, Upstream: "go1.27.4", Series: h.series,
-		Variants: []results.VariantMeta{{Name: "stock", Toolchain: "stock", Series: "none"}, {Name: "patched", Toolchain: "patched", Series: h.series}},
-		Targets:  []string{"workloads.Fast", "workloads.Same"},
-	}
-	if err := meta.Write(dir); err != nil {
-		t.Fatal(err)
-	}
-	var raw, phys strings.Builder
-	for round := 1; round <= 6; round++ {
-		// patched first in odd rounds, so the first seen is not the base.
-		variants := []string{"patched", "stock"}
-		if round%2 == 0 {
-			variants = []string{"stock", "patched"}
-		}
-		for _, v := range variants {
-			cfg := results.BlockConfig{Variant: v, Toolchain: "go1.27.4", Upstream: "go1.27.4", Series: "none", GOMAXPROCS: "8", CPU: "Fake CPU", NUMANodes: 2}
-			fast := 1000.0 + float64(round)
-			share := 0.5 + float64(round)/100
-			if v == "patched" {
-				cfg.Toolchain, cfg.Series = "go1.27.4-schedlab.1-"+h.series, h.series
-				fast *= 0.8
-				share += 0.2
-			}
-			same := 2000.0 + float64((round*7)%6)
-			fmt.Fprintf(&raw, "\n# round %d, workloads.Fast\n%sUnit on-node-share better=higher\ngoos: linux\ngoarch: amd64\npkg: example.com/workloads\n", round, cfg.Lines())
-			fmt.Fprintf(&raw, "BenchmarkFast-%d \t 1000\t %.1f ns/op\t %.3f on-node-share\n", h.procs, fast, share)
-			fmt.Fprintf(&raw, "BenchmarkSame-%d \t 1000\t %.1f ns/op\n", h.procs, same)
-			fmt.Fprintf(&phys, "\n%sUnit local-alloc-share better=higher\nBenchmarkPhysicalFast 1 %.3f local-alloc-share\n", cfg.Lines(), share)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(dir, results.RawFile), []byte(raw.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if h.physical {
-		if err := os.WriteFile(filepath.Join(dir, results.PhysicalFile), []byte(phys.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // readMerged parses a merged benchmark file and returns its results'
 // host and topology values and how many results it holds.
@@ -129,10 +61,10 @@ func TestMerge(t *testing.T) {
 	tmp := t.TempDir()
 	a, b := filepath.Join(tmp, "a"), filepath.Join(tmp, "b")
 	doc := &physical.Doctor{Nodes: []physical.DoctorNode{{ID: 0, CPUs: "0-3", Distances: "10 21"}, {ID: 1, CPUs: "4-7", Distances: "21 10"}}, Warnings: []string{"numa balancing on"}}
-	fakeResults(t, a, fakeHost{host: "alpha", doctor: doc, physical: true})
-	fakeResults(t, b, fakeHost{host: "beta", procs: 4}) // rows Fast-4, Same-4: they line up with alpha's Fast-8, Same-8
+	resultstest.WriteFolder(t, a, resultstest.Host{Name: "alpha", Doctor: doc, Physical: true})
+	resultstest.WriteFolder(t, b, resultstest.Host{Name: "beta", Procs: 4}) // rows Fast-4, Same-4: they line up with alpha's Fast-8, Same-8
 	out := filepath.Join(tmp, "merged")
-	res, err := Folders(out, []string{a, b})
+	res, err := Folders(out, []string{a, b}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,13 +154,13 @@ func TestMergeDuplicateHosts(t *testing.T) {
 	tmp := t.TempDir()
 	dirs := []string{filepath.Join(tmp, "run1"), filepath.Join(tmp, "run2"), filepath.Join(tmp, "x", "run1"), filepath.Join(tmp, "other")}
 	for i, d := range dirs {
-		h := fakeHost{host: "vm"}
+		h := resultstest.Host{Name: "vm"}
 		if i == 3 {
-			h = fakeHost{host: "solo", series: "aaaaaaaaaaaa"}
+			h = resultstest.Host{Name: "solo", Series: "aaaaaaaaaaaa"}
 		}
-		fakeResults(t, d, h)
+		resultstest.WriteFolder(t, d, h)
 	}
-	res, err := Folders(filepath.Join(tmp, "out"), dirs)
+	res, err := Folders(filepath.Join(tmp, "out"), dirs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,18 +192,18 @@ func TestMergeDuplicateHosts(t *testing.T) {
 func TestMergeErrors(t *testing.T) {
 	tmp := t.TempDir()
 	good := filepath.Join(tmp, "good")
-	fakeResults(t, good, fakeHost{host: "h"})
+	resultstest.WriteFolder(t, good, resultstest.Host{Name: "h"})
 	empty := filepath.Join(tmp, "not-results")
 	os.MkdirAll(empty, 0o755)
 	noBench := filepath.Join(tmp, "no-bench")
-	fakeResults(t, noBench, fakeHost{host: "h"})
+	resultstest.WriteFolder(t, noBench, resultstest.Host{Name: "h"})
 	os.Remove(filepath.Join(noBench, results.RawFile))
 
-	if _, err := Folders(filepath.Join(tmp, "o0"), nil); err == nil {
+	if _, err := Folders(filepath.Join(tmp, "o0"), nil, nil); err == nil {
 		t.Errorf("merging no folders: no error")
 	}
 	for _, bad := range []string{empty, noBench, filepath.Join(tmp, "missing")} {
-		_, err := Folders(filepath.Join(tmp, "o1"), []string{good, bad})
+		_, err := Folders(filepath.Join(tmp, "o1"), []string{good, bad}, nil)
 		if err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "not a schedlab results folder") {
 			t.Errorf("merging %s: %v; want an error naming it", bad, err)
 		}
@@ -280,11 +212,11 @@ func TestMergeErrors(t *testing.T) {
 		t.Errorf("a failed merge wrote %s", results.RawFile)
 	}
 	// An out folder that holds results is refused (a source is one).
-	if _, err := Folders(good, []string{good}); err == nil || !strings.Contains(err.Error(), "already holds results") {
+	if _, err := Folders(good, []string{good}, nil); err == nil || !strings.Contains(err.Error(), "already holds results") {
 		t.Errorf("merging into a results folder: %v", err)
 	}
 	// A single folder merges.
-	if _, err := Folders(filepath.Join(tmp, "o2"), []string{good}); err != nil {
+	if _, err := Folders(filepath.Join(tmp, "o2"), []string{good}, nil); err != nil {
 		t.Errorf("merging one folder: %v", err)
 	}
 }
@@ -314,7 +246,7 @@ func TestMergeBenchstatReproducesHosts(t *testing.T) {
 		dirs = append(dirs, d)
 	}
 	out := filepath.Join(t.TempDir(), "merged")
-	res, err := Folders(out, dirs)
+	res, err := Folders(out, dirs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,19 @@ func renderMergeReadme(res *Result) string {
 	p("# schedlab results: suite %s on %d hosts\n\n", strings.Join(suites, ", "), len(res.Sources))
 	p("Written by `schedlab merge`, which merged %d results folders (one per machine) into this one. To redo it:\n\n", len(res.Sources))
 	p("```\n%s\n```\n\n", res.Command)
+	if len(res.Missing) > 0 {
+		p("## Machines that sent no results\n\n")
+		p("%d of the %d machines asked sent no results folder; nothing below includes them.\n\n", len(res.Missing), len(res.Missing)+len(res.Sources))
+		p("| machine | what happened |\n|---|---|\n")
+		for _, m := range res.Missing {
+			p("| %s | %s |\n", mdCell(m.Label), mdCell(m.Reason))
+		}
+		p("\n")
+	}
+	if len(res.Sources) == 0 {
+		p("No machine sent results: there is nothing to compare.\n")
+		return b.String()
+	}
 	p("`%s` holds every result of every folder, in Go benchmark format, each with two config lines added: `host:` (the machine's name, with the folder's name where two folders share it) and `topology:` (its NUMA nodes and CPUs).", results.RawFile)
 	if slices.Contains(res.Files, results.PhysicalFile) {
 		p(" `%s` does the same for the folders' physical evidence.", results.PhysicalFile)
