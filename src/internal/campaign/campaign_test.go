@@ -136,7 +136,7 @@ func TestMerge(t *testing.T) {
 		resultstest.WriteFolder(t, f, resultstest.Host{Name: host})
 		status(n, "task="+strconv.Itoa(n)+"\nhost="+host+"\njob=7\nexit=0\nsummary=ok\nlog=l\nfolder="+f+"\n")
 	}
-	status(2, "task=2\nhost=gamma\njob=7\nexit=2\nsummary=the study exited 2: schedlab: no toolchain\nlog=/c/hosts/task2/study.log\n")
+	status(2, "task=2\nhost=gamma\njob=7\nexit=2\nsummary=the study exited 2: schedlab: no toolchain\nlog="+filepath.Join(c.Dir, "hosts/task2/study.log")+"\n")
 	status(3, "task=3\nhost=delta\njob=7\nstarted=x\nrunning=yes\n")
 	outs, err := Merge(c.Dir)
 	if err != nil {
@@ -163,7 +163,7 @@ func TestMerge(t *testing.T) {
 	if !slices.Equal(hosts, []string{"alpha", "beta"}) || !slices.Equal(missing, []string{"task 2 (gamma)", "task 3 (delta)", "task 4"}) {
 		t.Errorf("sources %q, missing %q", hosts, missing)
 	}
-	for i, want := range []string{"the study exited 2: schedlab: no toolchain", "killed by Slurm (time limit 2:00:00", "never started"} {
+	for i, want := range []string{"the study exited 2: schedlab: no toolchain (log " + filepath.Join(c.Dir, "hosts/task2/study.log") + ")", "killed by Slurm (time limit 2:00:00", "never started"} {
 		if !strings.Contains(rec.Missing[i].Reason, want) {
 			t.Errorf("missing %d: %q lacks %q", i, rec.Missing[i].Reason, want)
 		}

@@ -76,15 +76,19 @@ func (t *Task) label() string {
 // failure says why a task sent no results, or "" if it did.
 func (t *Task) failure(dir string, c *Config) string {
 	logs := filepath.Join(dir, LogsDir)
+	log := t.Log
+	if log != "" {
+		log = c.local(dir, log)
+	}
 	switch {
 	case !t.Recorded:
 		return fmt.Sprintf("no status: the task never started (cancelled, or its node never came up); Slurm's logs are in %s", logs)
 	case t.Running:
-		return fmt.Sprintf("started at job %s and recorded no end: killed by Slurm (time limit %s, node failure or scancel); see %s and %s", t.Job, c.Time, t.Log, logs)
+		return fmt.Sprintf("started at job %s and recorded no end: killed by Slurm (time limit %s, node failure or scancel); see %s and %s", t.Job, c.Time, log, logs)
 	case t.Exit != 0:
-		return fmt.Sprintf("%s (log %s)", t.Summary, t.Log)
+		return fmt.Sprintf("%s (log %s)", t.Summary, log)
 	case len(t.Folders) == 0:
-		return fmt.Sprintf("the study exited 0 but printed no results folder (log %s)", t.Log)
+		return fmt.Sprintf("the study exited 0 but printed no results folder (log %s)", log)
 	}
 	return ""
 }

@@ -266,8 +266,10 @@ func topology(meta *results.Metadata) string {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // labelHosts sets each source's Host: the machine's name, and where two
-// folders share it, the name with the folder's base name, "vm (run-2)";
-// with a number added where even that repeats.
+// folders share it, the name with the end of the folder's path that
+// tells them apart, "vm (run-2)", or "vm (task0/2026-12-02-vm-numa)"
+// for folders of the same name in different places (a campaign's tasks
+// on one machine); with a number added where even that repeats.
 func labelHosts(srcs []*Source) {
 	host := func(s *Source) string {
 		if h := oneLine(s.Machine); h != "" {
@@ -275,14 +277,21 @@ func labelHosts(srcs []*Source) {
 		}
 		return "unknown"
 	}
-	n := map[string]int{}
-	for _, s := range srcs {
-		n[host(s)]++
+	byHost := map[string][]int{}
+	for i, s := range srcs {
+		byHost[host(s)] = append(byHost[host(s)], i)
 	}
-	for _, s := range srcs {
-		s.Host = host(s)
-		if n[s.Host] > 1 {
-			s.Host = oneLine(fmt.Sprintf("%s (%s)", s.Host, folderName(s.Path)))
+	for h, idx := range byHost {
+		if len(idx) == 1 {
+			srcs[idx[0]].Host = h
+			continue
+		}
+		paths := make([]string, len(idx))
+		for k, i := range idx {
+			paths[k] = srcs[i].Path
+		}
+		for k, suffix := range pathSuffixes(paths) {
+			srcs[idx[k]].Host = oneLine(fmt.Sprintf("%s (%s)", h, suffix))
 		}
 	}
 	seen := map[string]int{}
@@ -299,11 +308,40 @@ func labelHosts(srcs []*Source) {
 }
 
 // folderName is dir's last element, also for "." and paths ending in /.
-func folderName(dir string) string {
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
+// pathSuffixes returns, for each of paths, its last elements: as few as
+// tell it from the others (the base name where the base names differ),
+// the whole cleaned path where nothing shorter does.
+func pathSuffixes(paths []string) []string {
+	elems := make([][]string, len(paths))
+	most := 0
+	for i, p := range paths {
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		elems[i] = strings.Split(strings.Trim(filepath.ToSlash(filepath.Clean(p)), "/"), "/")
+		most = max(most, len(elems[i]))
 	}
-	return filepath.Base(filepath.Clean(dir))
+	suffix := func(i, k int) string {
+		e := elems[i]
+		return strings.Join(e[max(0, len(e)-k):], "/")
+	}
+	out := make([]string, len(paths))
+	for i := range paths {
+		for k := 1; k <= most; k++ {
+			out[i] = suffix(i, k)
+			unique := true
+			for j := range paths {
+				if j != i && suffix(j, k) == out[i] {
+					unique = false
+					break
+				}
+			}
+			if unique {
+				break
+			}
+		}
+	}
+	return out
 }
 
 // mismatchWarnings says when the sources ran different patch series or

@@ -22,7 +22,11 @@ func renderMergeReadme(res *Result) string {
 			suites = append(suites, s.Suite)
 		}
 	}
-	p("# schedlab results: suite %s on %d hosts\n\n", strings.Join(suites, ", "), len(res.Sources))
+	if len(res.Sources) == 0 {
+		p("# schedlab results: no host sent results\n\n")
+	} else {
+		p("# schedlab results: suite %s on %d hosts\n\n", strings.Join(suites, ", "), len(res.Sources))
+	}
 	p("Written by `schedlab merge`, which merged %d results folders (one per machine) into this one. To redo it:\n\n", len(res.Sources))
 	p("```\n%s\n```\n\n", res.Command)
 	if len(res.Missing) > 0 {
