@@ -9,7 +9,8 @@
 #  2. a study that does not exist, one task: the merged report must name
 #     the task and its exit status.
 # Stops what it started. Needs root (the daemons, munge's user). Leaves
-# the first campaign in CAMPAIGN (default: a temporary folder, removed).
+# the campaigns in CAMPAIGN and CAMPAIGN-failed (default: a temporary
+# folder, removed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -20,7 +21,8 @@ fi
 scripts/ensure-packages.sh slurmctld=slurmctld slurmd=slurmd munged=munge sbatch=slurm-client
 work=$(mktemp -d /tmp/schedlab-slurm.XXXXXX)
 campaign=${CAMPAIGN:-$work/campaign}
-failed=$work/failed
+failed=${CAMPAIGN:+$CAMPAIGN-failed}
+failed=${failed:-$work/failed}
 started_munge=
 t0=$(date +%s)
 
