@@ -72,3 +72,7 @@ done
 # lookups of <out>-movepages would add per op.
 .bin/schedlab bench -suite workloads -bench "$bench" -cpu 1 -count "$count" -benchtime 200ms \
 	-variant stock -variant stock2=stock -out "$out-hostbase"
+
+# The cost per op those lookups imply, from the folders above (a model:
+# see estimate.py).
+python3 scripts/studies/2026-12-02-vm-numamem-cost/estimate.py "$out"
