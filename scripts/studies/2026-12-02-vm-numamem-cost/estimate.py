@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What numamem=1's lookups would add per op of a single allocating P on
-this machine's kernel: a model from three measured things, written as
-Go benchmark lines into <out>-movepages/estimate.txt.
+this machine's kernel: a model from three measured things, printed as
+Go benchmark lines (committed as <out>-movepages/estimate.txt).
 
 - T(n), the time of numaMovePages over a span of n resident local 4 KiB
   pages (<out>-movepages/bench.txt, medians): fitted as a + b*n through
@@ -17,13 +17,16 @@ added time between pages*b + (pages/64)*a and pages*b + (pages/2)*a.
 The guests' kernels may price a lookup differently from this one; the
 estimate says what this kernel's price implies.
 
-usage: estimate.py <out>   (default results/2026-12-02-vm-numamem-cost)
+usage: estimate.py [<out>] > <out>-movepages/estimate.txt
+(default <out>: the checkout's results/2026-12-02-vm-numamem-cost)
 """
 import csv
+import os
 import statistics
 import sys
 
-out = sys.argv[1] if len(sys.argv) > 1 else "results/2026-12-02-vm-numamem-cost"
+root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
+out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "results", "2026-12-02-vm-numamem-cost")
 
 
 def bench_median(path, name):
@@ -62,7 +65,5 @@ for bench in ["ParallelAlloc", "GCHeavy"]:
             f"{lo / 1000:.4g} added-us-min/op {hi / 1000:.4g} added-us-max/op "
             f"{100 * lo / base:.1f} added-pct-min {100 * hi / base:.1f} added-pct-max"
         )
-with open(f"{out}-movepages/estimate.txt", "w") as f:
-    f.write("# scripts/studies/2026-12-02-vm-numamem-cost/estimate.py: a model, not a measurement (see the script)\n")
-    f.write("\n".join(lines) + "\n")
+print("# scripts/studies/2026-12-02-vm-numamem-cost/estimate.py: a model, not a measurement (see the script)")
 print("\n".join(lines))

@@ -75,4 +75,4 @@ done
 
 # The cost per op those lookups imply, from the folders above (a model:
 # see estimate.py).
-python3 scripts/studies/2026-12-02-vm-numamem-cost/estimate.py "$out"
+python3 scripts/studies/2026-12-02-vm-numamem-cost/estimate.py "$out" >"$out-movepages/estimate.txt"

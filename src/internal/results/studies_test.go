@@ -104,6 +104,7 @@ func TestStudyScriptsReproduceCommittedOutput(t *testing.T) {
 		{"2026-12-01-vm-guest-placement/tobench.py", "2026-12-01-vm-guest-placement/balancing-1/placement.txt", "2026-12-01-vm-guest-placement/balancing-1/placement.tsv"},
 		{"2026-12-01-vm-guest-placement/tobench.py", "2026-12-01-vm-guest-placement/balancing-0/placement.txt", "2026-12-01-vm-guest-placement/balancing-0/placement.tsv"},
 		{"2026-12-01-vm-guest-numamem-check/tobench.py", "2026-12-01-vm-guest-numamem-check/checks.bench.txt", "2026-12-01-vm-guest-numamem-check/checks.txt"},
+		{"2026-12-02-vm-numamem-cost/estimate.py", "2026-12-02-vm-numamem-cost-movepages/estimate.txt", ""},
 	} {
 		t.Run(tc.output, func(t *testing.T) {
 			want, err := os.ReadFile(filepath.Join(root, "results", filepath.FromSlash(tc.output)))
