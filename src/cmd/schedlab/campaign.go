@@ -80,8 +80,8 @@ failed. docs/multi-socket.md has the whole procedure.
 	}
 	fmt.Printf("wrote %s: %s, %s, %s\n", c.Dir, campaign.ConfigFile, campaign.TaskScript, campaign.MergeScript)
 	if !*submit {
-		fmt.Printf("submit with: schedlab campaign ... -submit, or by hand: sbatch --array=0-%d %s, then sbatch --dependency=afterany:<job> %s\n",
-			c.Tasks-1, filepath.Join(c.Dir, campaign.TaskScript), filepath.Join(c.Dir, campaign.MergeScript))
+		fmt.Printf("not submitted: rerun with -submit in another folder, or submit %s and then %s (with --dependency=afterany on the tasks) by hand\n",
+			filepath.Join(c.Dir, campaign.TaskScript), filepath.Join(c.Dir, campaign.MergeScript))
 		return nil
 	}
 	if c.Build == campaign.BuildShared {

@@ -120,11 +120,10 @@ func Write(c *Config) error {
 	if err != nil {
 		return err
 	}
-	for name, content := range map[string]string{
-		ConfigFile:  string(data) + "\n",
-		TaskScript:  c.taskScript(),
-		MergeScript: c.mergeScript(),
-	} {
+	if err := os.WriteFile(filepath.Join(c.Dir, ConfigFile), append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	for name, content := range map[string]string{TaskScript: c.taskScript(), MergeScript: c.mergeScript()} {
 		if err := os.WriteFile(filepath.Join(c.Dir, name), []byte(content), 0o755); err != nil {
 			return err
 		}
