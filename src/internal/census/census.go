@@ -65,7 +65,7 @@ func valgrind(ctx context.Context, r Run, opts ...string) error {
 		return ErrNoValgrind
 	}
 	cmd := exec.CommandContext(ctx, "valgrind", append(append(opts, r.Bin), r.Args...)...)
-	cmd.Env, cmd.Dir = r.Env, r.Dir
+	cmd.Env, cmd.Dir = valgrindEnv(r.Env), r.Dir
 	var msgs bytes.Buffer
 	cmd.Stderr, cmd.Stdout = &msgs, &msgs
 	if r.Stdout != nil {
@@ -76,6 +76,35 @@ func valgrind(ctx context.Context, r Run, opts ...string) error {
 		return fmt.Errorf("valgrind %s %s %s: %v\n%s", opts[0], r.Bin, strings.Join(r.Args, " "), err, tail(msgs.String(), 1500))
 	}
 	return nil
+}
+
+// valgrindEnv returns env (nil: the process's environment) with
+// cpu.rdtscp=off added to GODEBUG. Valgrind (3.19, Debian 12's) cannot
+// execute RDTSCP, which Go's runtime.cputicks uses on CPUs that have it
+// (lock2 calls it under contention): the program dies with SIGILL at a
+// point that the link layout decides. Every run under valgrind turns it
+// off, stock and patched alike, so comparisons stay fair.
+func valgrindEnv(env []string) []string {
+	if env == nil {
+		env = os.Environ()
+	}
+	out := make([]string, 0, len(env)+1)
+	set := false
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GODEBUG="); ok {
+			if v == "" {
+				kv = "GODEBUG=cpu.rdtscp=off"
+			} else {
+				kv = "GODEBUG=cpu.rdtscp=off," + v
+			}
+			set = true
+		}
+		out = append(out, kv)
+	}
+	if !set {
+		out = append(out, "GODEBUG=cpu.rdtscp=off")
+	}
+	return out
 }
 
 // ParseCachegrind returns the instruction total of a cachegrind output

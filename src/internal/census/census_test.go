@@ -2,6 +2,7 @@ package census
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -132,5 +133,25 @@ func TestGateVerdict(t *testing.T) {
 		if !strings.Contains(table, want) {
 			t.Errorf("Table lacks %q:\n%s", want, table)
 		}
+	}
+}
+
+// TestValgrindEnv checks that runs under valgrind get GODEBUG
+// cpu.rdtscp=off, merged into a GODEBUG the run already has.
+func TestValgrindEnv(t *testing.T) {
+	for _, tc := range []struct {
+		env  []string
+		want []string
+	}{
+		{[]string{"A=1"}, []string{"A=1", "GODEBUG=cpu.rdtscp=off"}},
+		{[]string{"GODEBUG=numa=1", "A=1"}, []string{"GODEBUG=cpu.rdtscp=off,numa=1", "A=1"}},
+		{[]string{"GODEBUG="}, []string{"GODEBUG=cpu.rdtscp=off"}},
+	} {
+		if got := valgrindEnv(tc.env); !slices.Equal(got, tc.want) {
+			t.Errorf("valgrindEnv(%q) = %q; want %q", tc.env, got, tc.want)
+		}
+	}
+	if got := valgrindEnv(nil); !slices.Contains(got, "GODEBUG=cpu.rdtscp=off") && !strings.Contains(strings.Join(got, "\n"), "GODEBUG=cpu.rdtscp=off,") {
+		t.Errorf("valgrindEnv(nil) has no cpu.rdtscp=off: %q", got)
 	}
 }
