@@ -7,7 +7,9 @@
 //	schedlab merge   -out dir folder...   (one study from several machines)
 //	schedlab campaign -study numa -dir dir -tasks N [-partition p] -submit   (that, through Slurm)
 //	schedlab trace   [-out dir] trace.out  (steals in an execution trace)
+//	schedlab bench   -pkg DIR[,DIR...] [-bench re] -variant stock -variant patched ...
 //	schedlab sweep   -knob timeslice=1000,2000,5000,10000 -suite workloads [-bench re]
+//	schedlab tune    [-pkg DIR] -bench re -minimize UNIT [-limit 'UNIT<=+3%'] [-knob k=v1,v2]... [-hogs N] [-budget 30m]
 //	schedlab suites
 //	schedlab doctor  [-json] [-sample 1s]
 //	schedlab census  [-layouts 3] [-funcs] [-gate] [-threshold 0.2] [-out dir]
@@ -46,13 +48,14 @@ import (
 const usage = `usage: schedlab <command> [flags]
 
 commands:
-  bench    run a suite against variants, interleaved, and write a results folder
+  bench    run a suite (or -pkg DIR: any package's benchmarks) against variants, interleaved, and write a results folder
   compare  benchstat tables (and CSV) of benchmark files
   report   write README.md, tables, CSV and SVG plots into a results folder
   merge    merge results folders from several machines into one folder and report
   campaign run a study on several machines through Slurm and merge their folders
   trace    steals in an execution trace (GODEBUG=tracesteal=1): totals, matrix plot, CSV
   sweep    run one GODEBUG knob over a list of values and plot metrics against it
+  tune     search the knob settings that help one benchmark (racing), and confirm the best against stock
   suites   list the suites and their benchmarks
   doctor   what this machine can measure for a NUMA study, and what will distort it
   census   instructions per operation, stock vs patched, under valgrind (default-mode cost)
@@ -87,6 +90,10 @@ func main() {
 		err = cmdTrace(args)
 	case "sweep":
 		err = cmdSweep(ctx, args)
+	case "tune":
+		err = cmdTune(ctx, args)
+	case "hog":
+		cmdHog()
 	case "suites":
 		err = cmdSuites(args)
 	case "doctor":
@@ -176,6 +183,7 @@ func defaultOut(root, suite string) string {
 
 type benchFlags struct {
 	suite, bench, benchtime, cpu, out string
+	pkg, tags                         string
 	measure, profile                  string
 	buildOnly, prebuilt               string
 	count, copies                     int
@@ -186,7 +194,9 @@ type benchFlags struct {
 
 func (f *benchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.suite, "suite", "quick", "suite to run: "+strings.Join(bench.SuiteNames, ", "))
-	fs.StringVar(&f.bench, "bench", "", "run only the suite's benchmarks whose name matches this regexp")
+	fs.StringVar(&f.pkg, "pkg", "", "instead of a suite, the benchmarks of these Go package directories (comma-separated), in this module or any other (built in the directory, with its own go.mod)")
+	fs.StringVar(&f.tags, "tags", "", "with -pkg: build tags for the packages' test binaries")
+	fs.StringVar(&f.bench, "bench", "", "run only the suite's benchmarks whose name matches this regexp (with -pkg: as go test -bench matches it)")
 	fs.StringVar(&f.benchtime, "benchtime", "", "override every benchmark's -test.benchtime (e.g. 500ms, 100x)")
 	fs.StringVar(&f.cpu, "cpu", "", "GOMAXPROCS for every benchmark, passed as -test.cpu (e.g. 8); default: the machine's")
 	fs.StringVar(&f.out, "out", "", "results folder, which must not hold results yet (default runs/<date>-<host>-<suite>[-N]/)")
@@ -220,11 +230,8 @@ func runBench(ctx context.Context, f *benchFlags, variants []bench.Variant, swee
 	if err != nil {
 		return err
 	}
-	suite, err := bench.LoadSuite(r, f.suite)
+	suite, err := loadSuite(ctx, r, f)
 	if err != nil {
-		return err
-	}
-	if err := suite.Filter(f.bench); err != nil {
 		return err
 	}
 	opt := bench.Options{
@@ -245,7 +252,7 @@ func runBench(ctx context.Context, f *benchFlags, variants []bench.Variant, swee
 		return fmt.Errorf("-prebuilt without a checkout: name the results folder with -out")
 	}
 	if out == "" {
-		name := f.suite
+		name := suite.Name
 		if sweep != nil {
 			name += "-sweep-" + sweep.Knob
 		}
@@ -272,6 +279,43 @@ func runBench(ctx context.Context, f *benchFlags, variants []bench.Variant, swee
 	}
 	fmt.Printf("\nresults: %s\n", out)
 	return berr
+}
+
+// loadSuite returns the suite the flags select: -pkg's packages, or
+// -suite filtered by -bench.
+func loadSuite(ctx context.Context, root string, f *benchFlags) (*bench.Suite, error) {
+	if f.pkg == "" {
+		if f.tags != "" {
+			return nil, fmt.Errorf("-tags is for -pkg's packages")
+		}
+		s, err := bench.LoadSuite(root, f.suite)
+		if err != nil {
+			return nil, err
+		}
+		return s, s.Filter(f.bench)
+	}
+	if f.prebuilt != "" {
+		return nil, fmt.Errorf("-pkg builds its packages: not with -prebuilt")
+	}
+	lister, err := stockToolchain(root)
+	if err != nil {
+		return nil, err
+	}
+	s, err := bench.PackageSuite(ctx, lister, strings.Split(f.pkg, ","), f.bench, f.tags)
+	if err != nil {
+		return nil, err
+	}
+	s.Name = "pkg-" + s.Targets[0].Pkg.Key
+	return s, nil
+}
+
+// stockToolchain resolves the pinned release of the checkout at root.
+func stockToolchain(root string) (*toolchain.Toolchain, error) {
+	upstream, err := toolchain.ReadUpstream(filepath.Join(root, "toolchain", "UPSTREAM"))
+	if err != nil {
+		return nil, err
+	}
+	return toolchain.Resolve(root, "stock", upstream, "")
 }
 
 func cmdBench(ctx context.Context, args []string) error {

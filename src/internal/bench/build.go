@@ -116,6 +116,19 @@ func (r *runner) buildPkg(ctx context.Context, tc *toolchain.Toolchain, p *Pkg) 
 			return bp
 		}
 		bp.dir = firstLine(out)
+	case DirPkg:
+		// Built in its own directory, so that its own go.mod (replace
+		// directives, vendor/, a go.work above it) decides what it
+		// builds, as for go test there.
+		dir, bp.dir = p.Dir, p.Dir
+		args := []string{"test", "-c", "-trimpath", "-o", bin}
+		if p.Tags != "" {
+			args = append(args, "-tags", p.Tags)
+		}
+		if _, err := tc.Run(ctx, dir, append(args, ".")...); err != nil {
+			bp.err = err
+		}
+		return bp
 	}
 	if _, err := tc.Run(ctx, dir, "test", "-c", "-trimpath", "-o", bin, p.Import); err != nil {
 		bp.err = err

@@ -111,7 +111,7 @@ func joinGODEBUG(a, b string) string {
 // copy's in copies.txt), its physical evidence, its output in log.txt,
 // its line in runs.tsv, and any failure or contention in the metadata.
 // Result lines are kept even from a run that failed.
-func (r *runner) runOne(ctx context.Context, s Slot, t Target, v Variant) {
+func (r *runner) runOne(ctx context.Context, s Slot, t Target, v Variant) RunResult {
 	tc := r.tcs[v.Toolchain]
 	bp := r.bins[v.Toolchain][t.Pkg.Key]
 	args, timeout := r.runArgs(t)
@@ -162,6 +162,7 @@ func (r *runner) runOne(ctx context.Context, s Slot, t Target, v Variant) {
 	if flag != "" {
 		r.meta.Write(r.opt.Out)
 	}
+	return RunResult{Variant: v.Name, Target: t.Name, Status: status, Wall: m.wall, CPU: m.cpu, Contended: flag != "", Values: ParseResults(kept)}
 }
 
 // procs are the processes of one run: with -copies N, N processes of

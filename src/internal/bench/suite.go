@@ -19,6 +19,7 @@ const (
 	StdPkg      PkgKind = iota // in the toolchain's own GOROOT (runtime)
 	LocalPkg                   // in this module (benchmarks/...)
 	ExternalPkg                // a pinned third-party module
+	DirPkg                     // a directory given with -pkg, in any module
 )
 
 // A Pkg is a Go package whose test binary holds benchmarks.
@@ -28,6 +29,8 @@ type Pkg struct {
 	Import  string // import path
 	Module  string // external only: module path
 	Version string // external only: module version
+	Dir     string // DirPkg only: the package's directory, absolute
+	Tags    string // DirPkg only: -tags for its build, "" for none
 }
 
 // A Target is one benchmark (regexp) run as one process per round and

@@ -314,3 +314,11 @@ func (preciseTicks) Ticks(min, max float64) []plot.Tick {
 func unitFile(unit string) string {
 	return results.SafeName(strings.ReplaceAll(unit, "/", "-per-"))
 }
+
+// AxisLabel is how an axis shows values of unit (as benchunit.Tidy
+// names it) whose magnitude is about mag: its label, with the unit, and
+// the factor to multiply the values by.
+func AxisLabel(unit string, mag float64) (label string, scale float64) {
+	q := quantityFor(unit, mag)
+	return q.label(), q.scale
+}

@@ -41,7 +41,7 @@ func (c *Comparison) Family(units []string) []FamilyRow {
 	for i, r := range rows {
 		ps[i] = r.P
 	}
-	for i, p := range holm(ps) {
+	for i, p := range Holm(ps) {
 		rows[i].PHolm = p
 	}
 	sort.SliceStable(rows, func(a, b int) bool { return rows[a].P < rows[b].P })

@@ -356,16 +356,16 @@ func adjustHolm(rows []*Row, ci int, alpha float64) {
 	for i, d := range ds {
 		ps[i] = d.Cmp.P
 	}
-	for i, p := range holm(ps) {
+	for i, p := range Holm(ps) {
 		ds[i].PHolm = p
 		ds[i].SignificantHolm = ds[i].Significant && p <= alpha
 	}
 }
 
-// holm returns Holm's step-down adjusted p-values, in the order of ps:
+// Holm returns Holm's step-down adjusted p-values, in the order of ps:
 // sorted ascending, the k-th smallest (from 0) is multiplied by m-k,
 // capped at 1, and made non-decreasing.
-func holm(ps []float64) []float64 {
+func Holm(ps []float64) []float64 {
 	m := len(ps)
 	idx := make([]int, m)
 	for i := range idx {

@@ -24,13 +24,13 @@ func TestHolm(t *testing.T) {
 		{[]float64{0.2}, []float64{0.2}},
 		{nil, []float64{}},
 	} {
-		got := holm(tc.ps)
+		got := Holm(tc.ps)
 		if len(got) != len(tc.want) {
-			t.Fatalf("holm(%v) = %v, want %v", tc.ps, got, tc.want)
+			t.Fatalf("Holm(%v) = %v, want %v", tc.ps, got, tc.want)
 		}
 		for i := range got {
 			if math.Abs(got[i]-tc.want[i]) > 1e-12 {
-				t.Errorf("holm(%v) = %v, want %v", tc.ps, got, tc.want)
+				t.Errorf("Holm(%v) = %v, want %v", tc.ps, got, tc.want)
 				break
 			}
 		}
