@@ -104,8 +104,10 @@ type State struct {
 	NextCut int    `json:"next_cut"` // the rounds at which the next cut is made
 	Cuts    []Cut  `json:"cuts"`     // every cut so far
 	// Looks is the number of cuts planned at the start; each is made at
-	// Alpha/Looks, so that over the whole search the chance of dropping
-	// a candidate as good as the best stays at most Alpha.
+	// Alpha/Looks, so that repeated cuts do not add up their chances of
+	// a wrong drop (Bonferroni over the looks). The best is picked
+	// after looking, so the drops are a screen; the confirmation is
+	// the test.
 	Looks    int           `json:"looks"`
 	Runs     int           `json:"runs"`      // runs done, controls included
 	Elapsed  time.Duration `json:"elapsed"`   // time spent in rounds, over every resumption
