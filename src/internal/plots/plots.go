@@ -317,8 +317,30 @@ func unitFile(unit string) string {
 
 // AxisLabel is how an axis shows values of unit (as benchunit.Tidy
 // names it) whose magnitude is about mag: its label, with the unit, and
-// the factor to multiply the values by.
+// the factor to multiply the values by. Counts of thousands and more
+// are shown in thousands, millions or billions, so that no tick needs an
+// exponent.
 func AxisLabel(unit string, mag float64) (label string, scale float64) {
 	q := quantityFor(unit, mag)
+	if q.scale == 1 {
+		for _, f := range []struct {
+			min  float64
+			word string
+		}{{1e9, "billions"}, {1e6, "millions"}, {1e3, "thousands"}} {
+			if math.Abs(mag) >= f.min {
+				q.scale = 1 / f.min
+				if q.unit == "" {
+					q.unit = f.word
+				} else {
+					q.unit = f.word + " " + q.unit
+				}
+				break
+			}
+		}
+	}
 	return q.label(), q.scale
 }
+
+// NiceTicks is the tick marker of every schedlab plot: 4 to 10
+// labelled ticks at multiples of 1, 2 or 5 times a power of ten.
+var NiceTicks plot.Ticker = niceTicks{}

@@ -463,11 +463,13 @@ func PlotFrontier(dir, caption string, st *State, yUnit string, limit *Limit) (b
 			p.Legend.Add("limit "+limit.String()+" of stock", line)
 		}
 	}
-	// Room on the right for the names, and the legend outside the data.
+	// Room on the right for the names, and above the data for the
+	// legend, so that neither covers a point.
 	p.X.Max += (p.X.Max - p.X.Min) * 0.35
+	p.Y.Max += (p.Y.Max - p.Y.Min) * 0.45
+	p.X.Tick.Marker, p.Y.Tick.Marker = plots.NiceTicks, plots.NiceTicks
 	p.Legend.Top = true
-	p.Legend.Left = false
-	p.Legend.XOffs = 0
+	p.Legend.Left = true
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
 	return true, plots.Save(p, 6.5*vg.Inch, 4.5*vg.Inch, filepath.Join(dir, FrontierFile))
 }

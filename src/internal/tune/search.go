@@ -354,8 +354,12 @@ func (st *State) Run(ctx context.Context, rn Runner, opt Options) error {
 				a.Dropped, a.Why = st.Rounds, "its run failed or did not report "+st.Config.Objective
 			}
 		}
+		left := st.Config.Budget - st.Elapsed
+		if st.Config.Grid {
+			left = time.Duration(st.Config.MaxRounds-st.Rounds) * st.roundTime()
+		}
 		fmt.Fprintf(progress, "tune: round %d: %d candidates alive, next cut at round %d, %s spent, about %s left\n",
-			st.Rounds, len(st.Alive()), st.NextCut, st.Elapsed.Round(time.Second), (st.Config.Budget - st.Elapsed).Round(time.Second))
+			st.Rounds, len(st.Alive()), st.NextCut, st.Elapsed.Round(time.Second), left.Round(time.Second))
 		if opt.Save != nil {
 			if err := opt.Save(st); err != nil {
 				return err
