@@ -254,6 +254,9 @@ func (sum *Summary) verdict() string {
 	}
 	if s := sum.Stock2; s != nil {
 		v += fmt.Sprintf(". Control stock2 against stock: %+.1f%% (p=%.3g after Holm)", s.Pct, s.PHolm)
+		if s.Significant {
+			v += ": the control differs from stock, so the machine moved more than the test assumes, and the effect above is in doubt"
+		}
 	}
 	return v
 }
