@@ -141,11 +141,10 @@ func cmdTune(ctx context.Context, args []string) error {
 			variants = append(variants, bench.Variant{Name: a.Name, Toolchain: "patched", GODEBUG: a.GODEBUG})
 		}
 	}
-	stopHogs, err := startHogs(*hogs)
-	if err != nil {
-		return err
-	}
-	defer stopHogs()
+	// The hogs start with the first run, so that a finished folder's
+	// report is written again without them.
+	load := &hogLoad{n: *hogs}
+	defer load.stop()
 
 	opt := bench.Options{Root: r, Suite: suite, Variants: variants, Count: st.Config.MaxRounds, Benchtime: *benchtime, CPU: *cpu,
 		Timeout: *timeout, Out: outDir, Command: commandLine(os.Args), Stderr: os.Stderr}
@@ -155,6 +154,9 @@ func cmdTune(ctx context.Context, args []string) error {
 		opt.ContendedCPUs = results.DefaultContendedCPUs + float64(*hogs)
 	}
 	if !st.Done {
+		if err := load.start(); err != nil {
+			return err
+		}
 		s, err := bench.OpenSession(ctx, opt, resume)
 		if err != nil {
 			return err
@@ -196,6 +198,9 @@ func cmdTune(ctx context.Context, args []string) error {
 		// An interrupted confirmation starts again: its rounds are
 		// only worth their interleaving if all of them ran together.
 		os.RemoveAll(confirmDir)
+		if err := load.start(); err != nil {
+			return err
+		}
 		copt := opt
 		copt.Variants, copt.Count, copt.Out = cvs, st.Config.ConfirmRounds, confirmDir
 		copt.Command = commandLine(os.Args) + " # confirmation"
@@ -366,35 +371,44 @@ func (sr *sessionRunner) Round(ctx context.Context, round int, arms []string) (m
 	return out, nil
 }
 
-// startHogs starts n CPU-bound processes (this binary's hidden hog
-// command), each killed with this process too, and returns the function
-// that stops them.
-func startHogs(n int) (stop func(), err error) {
-	if n == 0 {
-		return func() {}, nil
+// hogLoad is tune -hogs: n CPU-bound processes (this binary's hidden
+// hog command) beside every run, each killed with schedlab too.
+type hogLoad struct {
+	n    int
+	cmds []*exec.Cmd
+	on   bool
+}
+
+// start starts the hogs, once.
+func (h *hogLoad) start() error {
+	if h.on || h.n == 0 {
+		return nil
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var cmds []*exec.Cmd
-	stop = func() {
-		for _, c := range cmds {
-			c.Process.Kill()
-			c.Wait()
-		}
-	}
-	for range n {
+	h.on = true
+	for range h.n {
 		c := exec.Command(exe, "hog")
 		c.SysProcAttr = hogAttr()
 		if err := c.Start(); err != nil {
-			stop()
-			return nil, fmt.Errorf("starting a hog: %v", err)
+			h.stop()
+			return fmt.Errorf("starting a hog: %v", err)
 		}
-		cmds = append(cmds, c)
+		h.cmds = append(h.cmds, c)
 	}
-	fmt.Fprintf(os.Stderr, "tune: %d CPU hog(s) running beside every run\n", n)
-	return stop, nil
+	fmt.Fprintf(os.Stderr, "tune: %d CPU hog(s) running beside every run\n", h.n)
+	return nil
+}
+
+// stop kills the hogs and waits for them.
+func (h *hogLoad) stop() {
+	for _, c := range h.cmds {
+		c.Process.Kill()
+		c.Wait()
+	}
+	h.cmds = nil
 }
 
 // hogAttr kills a hog when schedlab dies (Linux), so that no hog

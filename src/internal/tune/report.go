@@ -59,12 +59,13 @@ type Confirmed struct {
 
 // Summary is tune.json.
 type Summary struct {
-	Command   string      `json:"command"`
-	Benchmark string      `json:"benchmark"`
-	Package   string      `json:"package"`
-	Objective string      `json:"objective"`
-	Maximize  bool        `json:"maximize,omitempty"`
-	Limits    []string    `json:"limits,omitempty"`
+	Command   string   `json:"command"`
+	Benchmark string   `json:"benchmark"`
+	Package   string   `json:"package"`
+	Objective string   `json:"objective"`
+	Maximize  bool     `json:"maximize,omitempty"`
+	Limits    []string `json:"limits,omitempty"`
+	limits    []Limit
 	Hogs      int         `json:"hogs"`
 	Search    SearchStats `json:"search"`
 	// Best is the confirmed setting: the confirmed candidate inside the
@@ -166,6 +167,7 @@ func (sum *Summary) Confirm(c *stats.Comparison, st *State, bench string, confir
 	if e, ok := obj[Stock2]; ok {
 		sum.Stock2 = &e
 	}
+	sum.limits = cfg.Limits
 	sum.Confirmed = nil
 	for _, cand := range confirmed {
 		e, ok := obj[cand.Name]
@@ -249,8 +251,19 @@ func (sum *Summary) verdict() string {
 		lim := math.Max(math.Abs(e.Interval[0]), math.Abs(e.Interval[1]))
 		v = fmt.Sprintf("~: the best, %s, is not told apart from stock in %s (p=%.3g after Holm); the run could have missed a difference of up to %.1f%%", setting, sum.Objective, e.PHolm, lim)
 	}
-	if b.Inside != "yes" {
-		v += fmt.Sprintf("; limits: %s", map[string]string{"likely": "inside at the median, but an interval crosses a bound", "no": "a median is outside a limit"}[b.Inside])
+	for i, l := range sum.Limits {
+		var le Effect
+		for _, c := range sum.Confirmed {
+			if c.Name == b.Name && i < len(c.Limits) {
+				le = c.Limits[i]
+			}
+		}
+		switch insideText(sum.limits[i], le) {
+		case "likely":
+			v += fmt.Sprintf("; %s: %+.1f%% at the median, inside, but its interval (%+.1f%% to %+.1f%%) crosses the bound, so this run cannot tell", l, le.Pct, le.Interval[0], le.Interval[1])
+		case "no":
+			v += fmt.Sprintf("; %s: %+.1f%% at the median, outside (no confirmed candidate is inside)", l, le.Pct)
+		}
 	}
 	if s := sum.Stock2; s != nil {
 		v += fmt.Sprintf(". Control stock2 against stock: %+.1f%% (p=%.3g after Holm)", s.Pct, s.PHolm)
@@ -377,7 +390,11 @@ func WriteReadme(w io.Writer, sum *Summary, st *State, figure bool) {
 		p("")
 		p("![%s](%s)", "objective against the first limit's unit, every candidate", strings.TrimSuffix(FrontierFile, ".svg")+".png")
 		p("")
-		p("Each point is a candidate's medians over the rounds it ran in the search (so a candidate dropped early rests on few runs); the dashed line is the limit's bound at stock's median.")
+		if st.Config.Grid {
+			p("Each point is a candidate's medians over the grid's %d rounds; squares are stock and stock2; the dashed line, where there is a limit, is its bound at stock's median.", st.Config.MaxRounds)
+		} else {
+			p("Each point is a candidate's medians over the rounds it ran in the search (so a candidate dropped early rests on few runs); squares are stock and stock2; the dashed line, where there is a limit, is its bound at stock's median.")
+		}
 	}
 }
 
@@ -407,10 +424,14 @@ func PlotFrontier(dir, caption string, st *State, yUnit string, limit *Limit) (b
 	}
 	xl, xscale := plots.AxisLabel(obj, median(xs))
 	yl, yscale := plots.AxisLabel(yUnit, median(ys))
+	what := "search"
+	if st.Config.Grid {
+		what = "grid"
+	}
 	p := plot.New()
-	p.Title.Text = "Candidates of the search: " + obj + " against " + yUnit + "\n" + caption
-	p.X.Label.Text = xl + ", median of the search's runs"
-	p.Y.Label.Text = yl + ", median of the search's runs"
+	p.Title.Text = "Candidates of the " + what + ": " + obj + " against " + yUnit + "\n" + caption
+	p.X.Label.Text = xl + ", median of the " + what + "'s runs"
+	p.Y.Label.Text = yl + ", median of the " + what + "'s runs"
 	groups := []struct {
 		label string
 		keep  func(a *Arm) bool
@@ -442,6 +463,9 @@ func PlotFrontier(dir, caption string, st *State, yUnit string, limit *Limit) (b
 		s.GlyphStyle.Shape, s.GlyphStyle.Color, s.GlyphStyle.Radius = g.shape, g.col, vg.Points(3.5)
 		p.Add(s)
 		p.Legend.Add(g.label, s)
+		if g.label == groups[0].label {
+			continue // the controls' squares need no names
+		}
 		l, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels})
 		if err != nil {
 			return false, err
@@ -472,7 +496,7 @@ func PlotFrontier(dir, caption string, st *State, yUnit string, limit *Limit) (b
 	p.Y.Max += (p.Y.Max - p.Y.Min) * 0.45
 	p.X.Tick.Marker, p.Y.Tick.Marker = plots.NiceTicks, plots.NiceTicks
 	p.Legend.Top = true
-	p.Legend.Left = true
+	p.Legend.Left = false
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
 	return true, plots.Save(p, 6.5*vg.Inch, 4.5*vg.Inch, filepath.Join(dir, FrontierFile))
 }
