@@ -49,7 +49,7 @@ func cmdTune(ctx context.Context, args []string) error {
 	fs.Var(&limits, "limit", "a bound on another unit against stock, 'UNIT<=+P%' or 'UNIT>=-P%' (repeat)")
 	fs.Var(&knobs, "knob", "a knob and its values, NAME=v1,v2,...; the candidates are the product of every -knob's values and the default (repeat; default: "+defaultSpaceText()+")")
 	hogs := fs.Int("hogs", 0, "CPU-bound processes to run beside every run, the load the scheduling literature injects")
-	budget := fs.Duration("budget", 30*time.Minute, "time for the search and the confirmation together")
+	budget := fs.Duration("budget", 30*time.Minute, "time for the search and the confirmation together, builds included")
 	out := fs.String("out", "", "results folder (default runs/<date>-<host>-tune-<pkg>); an existing one with "+tune.StateFile+" is resumed")
 	benchtime := fs.String("benchtime", "", "-test.benchtime of every run (default: the benchmark's own, 1s)")
 	cpu := fs.String("cpu", "", "GOMAXPROCS of every run, as -test.cpu (default: the machine's)")
@@ -157,10 +157,13 @@ func cmdTune(ctx context.Context, args []string) error {
 		if err := load.start(); err != nil {
 			return err
 		}
+		built := time.Now()
 		s, err := bench.OpenSession(ctx, opt, resume)
 		if err != nil {
 			return err
 		}
+		// The budget covers the builds too.
+		st.Elapsed += time.Since(built)
 		rn := &sessionRunner{s: s, bench: target.Name}
 		err = st.Run(ctx, rn, tune.Options{Progress: os.Stderr, Save: func(st *tune.State) error { return st.Save(statePath) }})
 		if _, cerr := s.Close(err); err == nil && cerr != nil && !errors.Is(cerr, bench.ErrFailures) {
