@@ -77,9 +77,7 @@ func cmdTune(ctx context.Context, args []string) error {
 	case *minimize == "":
 		return fmt.Errorf("tune: give the unit to optimise, e.g. -minimize sec/op")
 	}
-	if cfg.Objective == "ns/op" {
-		cfg.Objective = "sec/op"
-	}
+	cfg.Objective = tune.TidyUnit(cfg.Objective)
 	if *benchRE == "" {
 		return fmt.Errorf("tune: give the benchmark with -bench")
 	}
@@ -164,12 +162,19 @@ func cmdTune(ctx context.Context, args []string) error {
 		}
 		// The budget covers the builds too.
 		st.Elapsed += time.Since(built)
-		rn := &sessionRunner{s: s, bench: target.Name}
+		rn := &sessionRunner{s: s, bench: target.Name, units: []string{st.Config.Objective}}
+		for _, l := range st.Config.Limits {
+			rn.units = append(rn.units, l.Unit)
+		}
 		err = st.Run(ctx, rn, tune.Options{Progress: os.Stderr, Save: func(st *tune.State) error { return st.Save(statePath) }})
 		if _, cerr := s.Close(err); err == nil && cerr != nil && !errors.Is(cerr, bench.ErrFailures) {
 			err = cerr
 		}
-		if err != nil {
+		var ue unitError
+		switch {
+		case errors.As(err, &ue):
+			return fmt.Errorf("tune: %v: give one of those, with another -out", ue.msg)
+		case err != nil:
 			return fmt.Errorf("tune: the search stopped (%v); rerun the same command to resume it from %s", err, statePath)
 		}
 	}
@@ -342,11 +347,19 @@ func loadOrStart(path string, cfg tune.Config, cands []tune.Candidate) (*tune.St
 	return old, true, nil
 }
 
+// unitError is a unit to optimise or limit that the benchmark does not
+// report: no rerun of the same search can help.
+type unitError struct{ msg string }
+
+func (e unitError) Error() string { return e.msg }
+
 // sessionRunner runs the search's rounds through a harness session: one
 // benchmark, each arm a variant of the session.
 type sessionRunner struct {
-	s     *bench.Session
-	bench string
+	s       *bench.Session
+	bench   string
+	units   []string // the objective's and the limits', checked in the first round stock reports
+	checked bool
 }
 
 func (sr *sessionRunner) Round(ctx context.Context, round int, arms []string) (map[string]tune.Obs, error) {
@@ -369,6 +382,21 @@ func (sr *sessionRunner) Round(ctx context.Context, round int, arms []string) (m
 		}
 		for _, vals := range run.Values {
 			out[run.Variant] = tune.Obs{Values: vals, Wall: run.Wall}
+		}
+	}
+	// A unit the benchmark does not report would drop every
+	// candidate; say so at once instead.
+	if stock, ok := out[tune.Stock]; ok && !sr.checked {
+		sr.checked = true
+		for _, u := range sr.units {
+			if _, ok := stock.Values[u]; !ok {
+				var have []string
+				for h := range stock.Values {
+					have = append(have, h)
+				}
+				slices.Sort(have)
+				return nil, unitError{fmt.Sprintf("%s does not report %s; it reports %s", sr.bench, u, strings.Join(have, ", "))}
+			}
 		}
 	}
 	return out, nil

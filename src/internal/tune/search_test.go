@@ -238,6 +238,7 @@ func TestParseLimitAndKnob(t *testing.T) {
 		{"cpu-sec/op<=+3%", Limit{"cpu-sec/op", true, 3}},
 		{"hog-iters/s>=-5%", Limit{"hog-iters/s", false, -5}},
 		{"ns/op<=10%", Limit{"sec/op", true, 10}},
+		{"p99-wake-ns<=+1%", Limit{"p99-wake-sec", true, 1}},
 	} {
 		got, err := ParseLimit(tc.in)
 		if err != nil || got != tc.want {

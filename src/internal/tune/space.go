@@ -14,7 +14,17 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"golang.org/x/perf/benchunit"
 )
+
+// TidyUnit names a unit as benchstat and the harness do (ns/op is
+// sec/op, a p99-wake-ns metric is p99-wake-sec), so that an objective or
+// a limit may be given as the benchmark prints it.
+func TidyUnit(unit string) string {
+	_, u := benchunit.Tidy(1, unit)
+	return u
+}
 
 // A Candidate is one knob setting: GODEBUG settings for the patched
 // toolchain ("" is the patched runtime with no knob set).
@@ -144,9 +154,7 @@ func ParseLimit(s string) (Limit, error) {
 	if err != nil || math.IsNaN(p) || math.IsInf(p, 0) || p <= -100 {
 		return Limit{}, bad
 	}
-	if l.Unit == "ns/op" {
-		l.Unit = "sec/op"
-	}
+	l.Unit = TidyUnit(l.Unit)
 	l.Pct = p
 	return l, nil
 }
