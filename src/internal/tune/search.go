@@ -3,7 +3,6 @@ package tune
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -47,7 +46,7 @@ type Config struct {
 	Grid bool `json:"grid,omitempty"`
 }
 
-// DefaultConfig fills in the zero fields of c.
+// defaults fills in the zero fields of c.
 func (c *Config) defaults() {
 	if c.Alpha == 0 {
 		c.Alpha = 0.05
@@ -281,10 +280,6 @@ type Options struct {
 	Now      func() time.Time   // the clock; nil: time.Now
 }
 
-// ErrBudget ends Run when the budget leaves no time for a round (and
-// the confirmation after it).
-var errBudget = errors.New("budget")
-
 // Run races the candidates until one is left, the survivors reach
 // MaxRounds, or the budget, less the confirmation's expected time,
 // leaves no room for another round. It can be called again on a loaded
@@ -301,7 +296,10 @@ func (st *State) Run(ctx context.Context, rn Runner, opt Options) error {
 	for !st.Done {
 		alive := st.Alive()
 		switch {
-		case len(alive) <= 1:
+		case len(alive) == 0:
+			st.finish("no candidate left: every one's runs failed")
+			continue
+		case len(alive) == 1:
 			st.finish("one candidate left")
 			continue
 		case st.Rounds >= st.NextCut:
