@@ -150,6 +150,8 @@ func BenchmarkWake(b *testing.B) {
 // TestTuneFindsClearSetting runs schedlab tune on wakeBenchmark in a
 // module of its own, within a budget of minutes: tune.json must name
 // timeslice=1000 and the confirmation must find it better than stock.
+// With -max-rounds 12 the search cuts at rounds 5 and 10, so that one
+// overlapping run on a busy machine still leaves a cut before the end.
 func TestTuneFindsClearSetting(t *testing.T) {
 	patchedGOROOT(t)
 	tmp := t.TempDir()
@@ -159,7 +161,7 @@ func TestTuneFindsClearSetting(t *testing.T) {
 	})
 	out := filepath.Join(tmp, "tune")
 	cmd := schedlabCmd(t, tmp, "tune", "-pkg", filepath.Join(tmp, "wake"), "-bench", "Wake", "-minimize", "p90-late-sec",
-		"-knob", "timeslice=1000,50000", "-max-rounds", "8", "-benchtime", "40x", "-budget", "4m", "-out", out)
+		"-knob", "timeslice=1000,50000", "-max-rounds", "12", "-benchtime", "40x", "-budget", "4m", "-out", out)
 	t.Log(output(t, cmd))
 	data, err := os.ReadFile(filepath.Join(out, "tune.json"))
 	if err != nil {

@@ -116,25 +116,8 @@ func Run(ctx context.Context, opt Options) (*results.Metadata, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
-		return nil, err
-	}
-	if err := r.meta.Write(opt.Out); err != nil {
-		return nil, err
-	}
-
-	r.tmp, err = os.MkdirTemp("", "schedlab-bench-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(r.tmp)
-	// The physical probe finds the benchmark process by its executable,
-	// which /proc shows with every symbolic link resolved.
-	if r.tmp, err = filepath.EvalSymlinks(r.tmp); err != nil {
-		return nil, err
-	}
-	closeFiles, err := r.openFiles()
-	defer closeFiles()
+	cleanup, err := r.open()
+	defer cleanup()
 	if err != nil {
 		return nil, err
 	}
@@ -155,6 +138,33 @@ func Run(ctx context.Context, opt Options) (*results.Metadata, error) {
 		r.profileAll(ctx)
 	}
 	return r.finish(ctx.Err())
+}
+
+// open writes the folder's metadata, makes the temporary folder the
+// test binaries go into and opens the folder's files for appending. The
+// function it returns closes the files and removes the temporary
+// folder, also when open fails part way.
+func (r *runner) open() (cleanup func(), err error) {
+	cleanup = func() {}
+	if err := os.MkdirAll(r.opt.Out, 0o755); err != nil {
+		return cleanup, err
+	}
+	if err := r.meta.Write(r.opt.Out); err != nil {
+		return cleanup, err
+	}
+	tmp, err := os.MkdirTemp("", "schedlab-bench-")
+	if err != nil {
+		return cleanup, err
+	}
+	cleanup = func() { os.RemoveAll(tmp) }
+	// The physical probe finds the benchmark process by its executable,
+	// which /proc shows with every symbolic link resolved.
+	if r.tmp, err = filepath.EvalSymlinks(tmp); err != nil {
+		return cleanup, err
+	}
+	closeFiles, err := r.openFiles()
+	cleanup = func() { closeFiles(); os.RemoveAll(tmp) }
+	return cleanup, err
 }
 
 // check validates opt and fills in its defaults. With -measure

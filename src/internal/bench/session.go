@@ -6,11 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
-	"golang.org/x/perf/benchunit"
+	"golang.org/x/perf/benchfmt"
 
 	"github.com/schedlab/schedlab/src/internal/results"
 )
@@ -21,8 +20,8 @@ import (
 // under the variants the caller names, in a rotating order, and records
 // the runs in the folder exactly as Run does.
 type Session struct {
-	r          *runner
-	closeFiles func()
+	r       *runner
+	cleanup func() // closes the folder's files, removes the test binaries
 }
 
 // A RunResult is one run of one target under one variant.
@@ -31,9 +30,9 @@ type RunResult struct {
 	Status          string // "ok", "failed", "timeout", "no-results", "interrupted"
 	Wall, CPU       time.Duration
 	Contended       bool // other load took more than Options.ContendedCPUs
-	// Values is, by benchmark name (without the GOMAXPROCS suffix) and
-	// unit, what the run reported, in benchstat's units (sec/op, not
-	// ns/op; a -ns metric in sec).
+	// Values is, by benchmark name (as benchfmt gives it: X-2 for
+	// BenchmarkX-2) and unit, what the run reported, in benchstat's
+	// units (sec/op, not ns/op; a -ns metric in sec).
 	Values map[string]map[string]float64
 }
 
@@ -63,23 +62,10 @@ func OpenSession(ctx context.Context, opt Options, resume bool) (*Session, error
 		r.meta.Started, r.meta.Failures, r.meta.Contended = old.Started, old.Failures, old.Contended
 		r.meta.Notes = append(r.meta.Notes, fmt.Sprintf("resumed at %s", time.Now().UTC().Truncate(time.Second).Format(time.RFC3339)))
 	}
-	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
-		return nil, err
-	}
-	if err := r.meta.Write(opt.Out); err != nil {
-		return nil, err
-	}
-	if r.tmp, err = os.MkdirTemp("", "schedlab-session-"); err != nil {
-		return nil, err
-	}
-	if r.tmp, err = filepath.EvalSymlinks(r.tmp); err != nil {
-		os.RemoveAll(r.tmp)
-		return nil, err
-	}
-	closeFiles, err := r.openFiles()
-	s := &Session{r: r, closeFiles: func() { closeFiles(); os.RemoveAll(r.tmp) }}
+	cleanup, err := r.open()
+	s := &Session{r: r, cleanup: cleanup}
 	if err != nil {
-		s.closeFiles()
+		cleanup()
 		return nil, err
 	}
 	r.build(ctx)
@@ -124,38 +110,29 @@ func (s *Session) Round(ctx context.Context, round int, variants []string) ([]Ru
 // Close writes the folder's final metadata (complete when err is nil)
 // and removes the test binaries.
 func (s *Session) Close(err error) (*results.Metadata, error) {
-	defer s.closeFiles()
+	defer s.cleanup()
 	return s.r.finish(err)
 }
 
-// ParseResults reads Go benchmark result lines: by benchmark name
-// (the -N GOMAXPROCS suffix removed) and unit, the value, with units
-// tidied as benchstat tidies them (ns/op is sec/op).
+// ParseResults reads Go benchmark results with benchfmt: by benchmark
+// name and unit, the value, with units tidied as benchstat tidies them
+// (ns/op is sec/op, a -ns metric is in sec).
 func ParseResults(text string) map[string]map[string]float64 {
 	out := map[string]map[string]float64{}
-	for _, line := range strings.Split(text, "\n") {
-		if !results.IsResultLine(line) {
-			continue
+	rd := benchfmt.NewReader(strings.NewReader(text), "run")
+	for rd.Scan() {
+		res, ok := rd.Result().(*benchfmt.Result)
+		if !ok {
+			continue // a syntax error or a unit line
 		}
-		f := strings.Fields(line)
-		name := f[0]
-		if i := strings.LastIndexByte(name, '-'); i > 0 {
-			if _, err := strconv.Atoi(name[i+1:]); err == nil {
-				name = name[:i]
-			}
-		}
+		name := string(res.Name.Full())
 		vals := out[name]
 		if vals == nil {
 			vals = map[string]float64{}
 			out[name] = vals
 		}
-		for i := 2; i+1 < len(f); i += 2 {
-			v, err := strconv.ParseFloat(f[i], 64)
-			if err != nil {
-				continue
-			}
-			v, unit := benchunit.Tidy(v, f[i+1])
-			vals[unit] = v
+		for _, v := range res.Values {
+			vals[v.Unit] = v.Value
 		}
 	}
 	return out

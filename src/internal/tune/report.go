@@ -8,10 +8,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	mstats "github.com/aclements/go-moremath/stats"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -422,8 +424,8 @@ func PlotFrontier(dir, caption string, st *State, yUnit string, limit *Limit) (b
 	if len(xs) < 2 {
 		return false, nil
 	}
-	xl, xscale := plots.AxisLabel(obj, median(xs))
-	yl, yscale := plots.AxisLabel(yUnit, median(ys))
+	xl, xscale := plots.AxisLabel(obj, mstats.Sample{Xs: xs}.Quantile(0.5))
+	yl, yscale := plots.AxisLabel(yUnit, mstats.Sample{Xs: ys}.Quantile(0.5))
 	what := "search"
 	if st.Config.Grid {
 		what = "grid"
@@ -480,7 +482,7 @@ func PlotFrontier(dir, caption string, st *State, yUnit string, limit *Limit) (b
 	if limit != nil && limit.Unit == yUnit {
 		if s := st.Arm(Stock).Median(yUnit); !math.IsNaN(s) {
 			b := limit.Bound(s) * yscale
-			line, err := plotter.NewLine(plotter.XYs{{X: minOf(xs) * xscale, Y: b}, {X: maxOf(xs) * xscale, Y: b}})
+			line, err := plotter.NewLine(plotter.XYs{{X: slices.Min(xs) * xscale, Y: b}, {X: slices.Max(xs) * xscale, Y: b}})
 			if err != nil {
 				return false, err
 			}
@@ -499,31 +501,6 @@ func PlotFrontier(dir, caption string, st *State, yUnit string, limit *Limit) (b
 	p.Legend.Left = false
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
 	return true, plots.Save(p, 6.5*vg.Inch, 4.5*vg.Inch, filepath.Join(dir, FrontierFile))
-}
-
-func median(xs []float64) float64 {
-	s := append([]float64{}, xs...)
-	sort.Float64s(s)
-	if len(s) == 0 {
-		return math.NaN()
-	}
-	return s[len(s)/2]
-}
-
-func minOf(xs []float64) float64 {
-	m := math.Inf(1)
-	for _, x := range xs {
-		m = math.Min(m, x)
-	}
-	return m
-}
-
-func maxOf(xs []float64) float64 {
-	m := math.Inf(-1)
-	for _, x := range xs {
-		m = math.Max(m, x)
-	}
-	return m
 }
 
 // baseName is a benchmark's name without "Benchmark" and the -N
