@@ -48,6 +48,8 @@ numa_setting() {
 
 # The runtime's stop-the-world and scheduling-latency histograms, as the
 # workloads report them per run (benchmarks/workloads/pauses_test.go).
+# sched-latency is not comparable with go1.25 or older numbers, nor the
+# per-run runnable-to-running delay (golang/go#79391; the reports say so).
 pause_metrics='p50-gc-stopping-ns,p99-gc-stopping-ns,p99-gc-pause-ns,p99-sched-latency-ns'
 
 case $study in

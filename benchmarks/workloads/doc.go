@@ -14,8 +14,13 @@
 //
 // Besides time per op, each reports the scheduler's own view through
 // runtime/metrics when the (patched) runtime exports it: steals/op,
-// local-steal-share and sysmon-wakeups/op; and hardware counters through
-// perfbench when the machine has a PMU.
+// local-steal-share, sysmon-wakeups/op, runq-overflows/op,
+// spinning-starts/op, steal-failed/op … and the sampled run-queue
+// lengths (mean/p99-global-runq-len, mean/p99-local-runq-len); the
+// means of go1.26's scheduler gauges over the timed loop, which every
+// runtime since exports (mean-runnable-goroutines, mean-threads …);
+// and hardware counters through perfbench when the machine has a PMU.
+// docs/knobs-and-metrics.md lists every unit.
 //
 // Run them through `schedlab bench -suite workloads`, or directly with
 // `go test -bench . ./benchmarks/workloads`.

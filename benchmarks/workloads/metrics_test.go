@@ -35,26 +35,80 @@ const (
 	mMemMoved        = "/memory/numa/pages-moved:pages"
 	mMemFresh        = "/memory/numa/pages-fresh:pages"
 	mMemUnmoved      = "/memory/numa/pages-unmoved:pages"
+	mRunqOverflows   = "/sched/runq/overflows:events"
+	mRunqOverflowGs  = "/sched/runq/overflow-goroutines:goroutines"
+	mSpinningStarts  = "/sched/spinning/starts:events"
+	mSpinningFailed  = "/sched/spinning/failed:events"
+	mStealFailed     = "/sched/steal/failed:events"
 )
+
+// perOpCounters are the counters of schedMetricNames reported plainly,
+// as their growth over the timed loop per op, under their unit: always
+// where the runtime exports them (zero included: a run-queue overflow
+// that never happens is a result), never where it does not (stock).
+var perOpCounters = []struct{ name, unit string }{
+	{mRunqOverflows, "runq-overflows/op"},            // a full local run queue moved half of itself to the global one
+	{mRunqOverflowGs, "runq-overflow-goroutines/op"}, // the goroutines those overflows moved
+	{mSpinningStarts, "spinning-starts/op"},          // an M began spinning (looking for work to steal)
+	{mSpinningFailed, "spinning-failed/op"},          // a spinning M gave up without finding work
+	{mStealFailed, "steal-failed/op"},                // a full steal search found no goroutine, timer or GC work
+}
 
 var schedMetricNames = []string{
 	mStealAttempts, mStealGoroutines, mStealOps, mStealRunnext, mStealLocal, mStealRemote, mSysmonWakeups, mSysmonPreempts,
 	mExecOnNode, mExecOffNode, mNUMAHops, mNUMABinds, mWakeupsLocal, mWakeupsRemote,
 	mGlobrunq, mTimerGs,
 	mMemLocal, mMemMoved, mMemFresh, mMemUnmoved,
+	mRunqOverflows, mRunqOverflowGs, mSpinningStarts, mSpinningFailed, mStealFailed,
 }
 
 // available is the subset of schedMetricNames this runtime exports (none
 // on a stock runtime).
-var available = func() map[string]bool {
+var available = exported(schedMetricNames, metrics.KindUint64)
+
+// exported returns the names of the metrics of kind this runtime
+// exports among names. A runtime without one (stock, for the patched
+// runtime's metrics; a release older than the metric) leaves it out,
+// and its units are then absent from the benchmark's results: neither
+// zero nor an error.
+func exported(names []string, kind metrics.ValueKind) map[string]bool {
 	m := map[string]bool{}
 	for _, d := range metrics.All() {
-		if slices.Contains(schedMetricNames, d.Name) && d.Kind == metrics.KindUint64 {
+		if slices.Contains(names, d.Name) && d.Kind == kind {
 			m[d.Name] = true
 		}
 	}
 	return m
-}()
+}
+
+// A unitValue is one custom metric of a benchmark result line.
+type unitValue struct {
+	value float64
+	unit  string
+}
+
+// report reports each of us with b.ReportMetric.
+func report(b *testing.B, us []unitValue) {
+	for _, u := range us {
+		b.ReportMetric(u.value, u.unit)
+	}
+}
+
+// counterUnits returns the units of perOpCounters: each counter's growth
+// from base to now over n ops. A counter that either snapshot lacks
+// (the runtime does not export it) gives no unit.
+func counterUnits(base, now map[string]uint64, n float64) []unitValue {
+	var out []unitValue
+	for _, c := range perOpCounters {
+		a, ok1 := base[c.name]
+		z, ok2 := now[c.name]
+		if !ok1 || !ok2 || n <= 0 {
+			continue
+		}
+		out = append(out, unitValue{float64(z-a) / n, c.unit})
+	}
+	return out
+}
 
 func TestMain(m *testing.M) {
 	// Unit metadata for benchstat; printed before any benchmark line.
@@ -72,6 +126,9 @@ type probe struct {
 	base    map[string]uint64
 	hists   []metrics.Sample // pauseHistograms
 	hbase   histSnapshot
+	rhists  []metrics.Sample // runqHistograms the runtime exports
+	rbase   histSnapshot
+	gauges  *gaugeSampler // nil where the runtime exports no schedGauges
 	wall    time.Time
 	cpu     time.Duration
 }
@@ -95,8 +152,15 @@ func start(b *testing.B) *probe {
 	for _, h := range pauseHistograms {
 		p.hists = append(p.hists, metrics.Sample{Name: h.name})
 	}
-	p.hbase = readPauseHistograms(p.hists)
+	p.hbase = readHistograms(p.hists)
+	for _, h := range runqHistograms {
+		if availableHist[h.name] {
+			p.rhists = append(p.rhists, metrics.Sample{Name: h.name})
+		}
+	}
+	p.rbase = readHistograms(p.rhists)
 	perfbench.Open(b) // omits its units where there is no PMU
+	p.gauges = startGauges()
 	b.ResetTimer()
 	p.wall, p.cpu = time.Now(), processCPU()
 	return p
@@ -119,16 +183,20 @@ func (p *probe) read() map[string]uint64 {
 func (p *probe) stop() {
 	p.b.StopTimer()
 	wall, cpu := time.Since(p.wall), processCPU()-p.cpu
+	gauges := p.gauges.stop()
 	if p.b.N == 0 {
 		return
 	}
 	n := float64(p.b.N)
 	p.b.ReportMetric(float64(cpu.Nanoseconds())/n, "cpu-ns/op")
-	reportPauses(p.b, p.hists, p.hbase, readPauseHistograms(p.hists))
+	reportPauses(p.b, p.hists, p.hbase, readHistograms(p.hists))
+	report(p.b, runqLengthUnits(p.rhists, p.rbase, readHistograms(p.rhists)))
+	report(p.b, gaugeUnits(gauges))
 	if len(p.samples) == 0 {
 		return
 	}
 	now := p.read()
+	report(p.b, counterUnits(p.base, now, n))
 	d := func(name string) (float64, bool) {
 		a, ok1 := p.base[name]
 		z, ok2 := now[name]

@@ -17,13 +17,25 @@ var pauseHistograms = []struct {
 }{
 	{"/sched/pauses/stopping/gc:seconds", "gc-stopping", true}, // start of a GC stop-the-world until every P stopped
 	{"/sched/pauses/total/gc:seconds", "gc-pause", true},       // start until the world runs again
-	{"/sched/latencies:seconds", "sched-latency", false},       // runnable until running, sampled by the runtime
+	{"/sched/latencies:seconds", "sched-latency", false},       // runnable until running, sampled by the runtime (see below)
 }
 
-// histSnapshot holds the cumulative counts of pauseHistograms.
+// The sched-latency units carry a caveat (golang/go#79391): since go1.26
+// /sched/latencies:seconds samples a different population of scheduling
+// events than go1.25 and earlier did, so its values are not comparable
+// with numbers from go1.25 or older; nor is it the per-run delay from
+// runnable to running, which `schedlab trace -latency` computes from an
+// execution trace. Reports print it under the unit (stats.UnitNote).
+
+// histSnapshot holds the cumulative counts of histograms (pauseHistograms,
+// runqHistograms), one slice per sample, nil where the runtime has none.
 type histSnapshot [][]uint64
 
-func readPauseHistograms(samples []metrics.Sample) histSnapshot {
+// readHistograms reads samples and copies their counts.
+func readHistograms(samples []metrics.Sample) histSnapshot {
+	if len(samples) == 0 {
+		return nil // metrics.Read indexes its argument's first element
+	}
 	metrics.Read(samples)
 	snap := make(histSnapshot, len(samples))
 	for i, s := range samples {
@@ -68,6 +80,20 @@ func reportPauses(b *testing.B, samples []metrics.Sample, base, now histSnapshot
 // of counts (total is their sum); an unbounded last bucket gives its lower
 // bound. buckets has len(counts)+1 boundaries.
 func histQuantile(buckets []float64, counts []uint64, total uint64, q float64) float64 {
+	j := quantileBucket(counts, total, q)
+	if j < 0 {
+		return buckets[len(buckets)-1]
+	}
+	if math.IsInf(buckets[j+1], 1) {
+		return buckets[j]
+	}
+	return buckets[j+1]
+}
+
+// quantileBucket returns the index of the bucket of counts (total is
+// their sum) that holds quantile q, or -1 if counts hold fewer than
+// total.
+func quantileBucket(counts []uint64, total uint64, q float64) int {
 	rank := uint64(math.Ceil(q * float64(total)))
 	if rank == 0 {
 		rank = 1
@@ -76,13 +102,10 @@ func histQuantile(buckets []float64, counts []uint64, total uint64, q float64) f
 	for j, c := range counts {
 		seen += c
 		if seen >= rank {
-			if math.IsInf(buckets[j+1], 1) {
-				return buckets[j]
-			}
-			return buckets[j+1]
+			return j
 		}
 	}
-	return buckets[len(buckets)-1]
+	return -1
 }
 
 func TestHistQuantile(t *testing.T) {

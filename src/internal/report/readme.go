@@ -150,6 +150,7 @@ func writeVerdicts(p func(string, ...any), meta *results.Metadata, res *Result) 
 		}
 		p("\n")
 	}
+	writeNotes(p, c.TableNotes())
 	p("Differences are benchstat's: medians with confidence intervals and a Mann-Whitney U test at α=%.2f; `~` means no significant difference, not no difference. "+
 		"The intervals are asked for at 95%%; a median's interval runs between order statistics, so its actual level is %s here (`confidence` in `%s`). "+
 		"Significant rows also give Holm's adjusted p over the rows of the same unit and column (a correction for testing many rows at once). "+
@@ -200,7 +201,11 @@ func writeTablesAndFiles(p func(string, ...any), res *Result) {
 	if len(res.Plots) > 0 {
 		p("## Plots\n\n")
 		for _, pl := range res.Plots {
-			p("![%s](%s)\n\n", strings.TrimSuffix(filepath.Base(pl), ".svg"), filepath.ToSlash(pl))
+			name := strings.TrimSuffix(filepath.Base(pl), ".svg")
+			p("![%s](%s)\n\n", name, filepath.ToSlash(pl))
+			// The file is named after its unit (delta-UNIT,
+			// sweep-UNIT-…, tradeoff-Y-vs-X-…).
+			writeNotes(p, stats.UnitNotes(name))
 		}
 	}
 	p("## Files\n\n- `%s`: raw results\n- `%s`: the tables above\n- `%s`: the same, one line per benchmark, unit and variant\n- `%s`: every run's wall time, CPU time and contention\n- `%s`: complete output of every run\n- `%s`: machine, toolchains, knobs, failures\n", results.RawFile, results.BenchstatFile, results.CSVFile, results.RunsFile, results.LogFile, results.MetadataFile)
@@ -209,6 +214,14 @@ func writeTablesAndFiles(p func(string, ...any), res *Result) {
 	}
 	if res.Physical != nil {
 		p("- `%s`, `%s`: each run's physical evidence (NUMA page allocation and placement, hardware counters where they open) and its tables\n", results.PhysicalFile, results.PhysicalBenchstatFile)
+	}
+}
+
+// writeNotes writes the caveats of the units just shown (see
+// stats.UnitNote), one paragraph each.
+func writeNotes(p func(string, ...any), notes []string) {
+	for _, n := range notes {
+		p("Note: %s.\n\n", n)
 	}
 }
 

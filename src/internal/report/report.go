@@ -115,9 +115,11 @@ func Write(dir string) (*Result, error) {
 // (time and CPU time per op, a sweep's metrics): one line per variant
 // and unit, as the README's Verdicts section words them, and the same
 // without the runs that were short of CPU, if some were. A variant with
-// the base's toolchain and knobs is marked as the control.
+// the base's toolchain and knobs is marked as the control. Lines
+// starting "note: " close the list: the caveats of the units shown
+// (stats.UnitNote).
 func (res *Result) Verdicts(meta *results.Metadata) []string {
-	var out []string
+	var out, units []string
 	add := func(c *stats.Comparison, suffix string) {
 		for ci, col := range c.Cols {
 			if ci == c.Base {
@@ -130,6 +132,7 @@ func (res *Result) Verdicts(meta *results.Metadata) []string {
 			for _, t := range c.Tables {
 				if keyUnit(meta, t.Unit) {
 					out = append(out, fmt.Sprintf("%s vs %s%s: %s", name, c.Cols[c.Base], suffix, t.Verdict(ci, c.Base)))
+					units = append(units, t.Unit)
 				}
 			}
 		}
@@ -140,6 +143,11 @@ func (res *Result) Verdicts(meta *results.Metadata) []string {
 	}
 	if res.Uncontended != nil && res.Dropped > 0 {
 		add(res.Uncontended, fmt.Sprintf(", without the %d runs short of CPU", res.Dropped))
+	}
+	// The caveats of the units the lines show (a sweep's
+	// p99-sched-latency-sec), after them.
+	for _, n := range stats.UnitNotes(units...) {
+		out = append(out, "note: "+n)
 	}
 	return out
 }

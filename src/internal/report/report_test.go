@@ -243,3 +243,82 @@ func TestWriteTraces(t *testing.T) {
 		}
 	}
 }
+
+// TestSchedLatencyNote: a folder whose workloads report the sched-latency
+// units gets golang/go#79391's caveat wherever the README shows them
+// (the tables, the verdicts, the plots) and in benchstat.txt, once per
+// place; the fixture without them gets none (TestReportGolden).
+func TestSchedLatencyNote(t *testing.T) {
+	dir := reportFixture(t)
+	raw, err := os.ReadFile(filepath.Join(dir, results.RawFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(raw), "\n")
+	n := 0
+	for i, line := range lines {
+		if strings.HasPrefix(line, "BenchmarkForkJoinTree-2\t") {
+			lines[i] = fmt.Sprintf("%s\t%d p50-sched-latency-ns\t%d p99-sched-latency-ns", line, 768+n%3*256, 393216+n%4*65536)
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("the fixture has no BenchmarkForkJoinTree lines")
+	}
+	os.WriteFile(filepath.Join(dir, results.RawFile), []byte(strings.Join(lines, "\n")), 0o644)
+	res, err := Write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(dir, results.ReadmeFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(readme)
+	section := func(name string) string {
+		_, rest, ok := strings.Cut(s, "## "+name+"\n")
+		if !ok {
+			t.Fatalf("README has no %s section:\n%s", name, s)
+		}
+		if i := strings.Index(rest, "\n## "); i >= 0 {
+			rest = rest[:i]
+		}
+		return rest
+	}
+	note := stats.SchedLatencyNote
+	for _, c := range []struct {
+		section string
+		want    int
+	}{
+		{"Verdicts", 1}, // once under every variant's verdicts
+		{"Tables", 2},   // under p50- and p99-sched-latency-sec
+		{"Plots", 2},    // under their two delta plots
+	} {
+		if got := strings.Count(section(c.section), note); got != c.want {
+			t.Errorf("%s section has the note %d times, want %d:\n%s", c.section, got, c.want, section(c.section))
+		}
+	}
+	if !strings.Contains(section("Plots"), "delta-p99-sched-latency-sec.svg)\n\nNote: "+note) {
+		t.Errorf("the note is not under the p99-sched-latency-sec plot:\n%s", section("Plots"))
+	}
+	bs, _ := os.ReadFile(filepath.Join(dir, results.BenchstatFile))
+	if got := strings.Count(string(bs), "note: "+note); got != 2 {
+		t.Errorf("%s has the note %d times, want 2 (one per sched-latency table)", results.BenchstatFile, got)
+	}
+	if !strings.Contains(note, "golang/go#79391") || !strings.Contains(note, "schedlab trace -latency") || !strings.Contains(note, "go1.26") {
+		t.Errorf("the note does not name the issue, the go1.26 change and the trace's measure: %q", note)
+	}
+
+	// The terminal summary: a sweep of p99-sched-latency-sec shows it,
+	// and its note closes the list; sec/op alone carries none.
+	sweep := &results.Metadata{Sweep: &results.SweepInfo{Metrics: []string{"p99-sched-latency-ns"}}}
+	v := res.Verdicts(sweep)
+	if len(v) == 0 || v[len(v)-1] != "note: "+note {
+		t.Errorf("sweep verdicts do not end with the note: %q", v)
+	}
+	for _, line := range res.Verdicts(&results.Metadata{}) {
+		if strings.Contains(line, note) {
+			t.Errorf("verdicts on sec/op and cpu-sec/op carry the note: %q", line)
+		}
+	}
+}

@@ -63,4 +63,7 @@ func WriteFamily(w io.Writer, rows []FamilyRow, units []string, alpha float64) {
 	if n == 0 {
 		fmt.Fprintf(w, "no comparison at p<%.2f\n", alpha)
 	}
+	for _, note := range UnitNotes(units...) {
+		fmt.Fprintf(w, "note: %s\n", note)
+	}
 }

@@ -156,3 +156,45 @@ func TestFamily(t *testing.T) {
 		t.Errorf("family x, y: %+v", rows)
 	}
 }
+
+// TestUnitNotes: the sched-latency units, and only they, carry the
+// caveat of golang/go#79391, under their tables and in a family.
+func TestUnitNotes(t *testing.T) {
+	for _, u := range []string{"p50-sched-latency-sec", "p99-sched-latency-ns", "sweep-p99-sched-latency-sec-ForkJoinTree"} {
+		if UnitNote(u) != SchedLatencyNote {
+			t.Errorf("UnitNote(%q) = %q", u, UnitNote(u))
+		}
+	}
+	for _, u := range []string{"sec/op", "p99-wake-sec", "p99-gc-pause-sec", "mean-runnable-goroutines"} {
+		if n := UnitNote(u); n != "" {
+			t.Errorf("UnitNote(%q) = %q, want none", u, n)
+		}
+	}
+	if n := UnitNotes("p50-sched-latency-sec", "sec/op", "p99-sched-latency-sec"); len(n) != 1 {
+		t.Errorf("UnitNotes gives %d notes, want the one, once", len(n))
+	}
+
+	c := &Comparison{Cols: []string{"base", "a"}, Tables: []*UnitTable{
+		{Unit: "p99-sched-latency-sec"}, {Unit: "sec/op"},
+	}}
+	var b strings.Builder
+	if err := c.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	i, j := strings.Index(text, "unit: p99-sched-latency-sec"), strings.Index(text, "unit: sec/op")
+	k := strings.Index(text, "note: "+SchedLatencyNote)
+	if i < 0 || j < 0 || k < i || k > j || strings.Count(text, SchedLatencyNote) != 1 {
+		t.Errorf("the note is not under the sched-latency table, once:\n%s", text)
+	}
+	b.Reset()
+	WriteFamily(&b, nil, []string{"p99-gc-pause-sec", "p99-sched-latency-sec"}, 0.05)
+	if !strings.Contains(b.String(), "note: "+SchedLatencyNote) {
+		t.Errorf("family output lacks the note:\n%s", b.String())
+	}
+	b.Reset()
+	WriteFamily(&b, nil, []string{"p99-gc-pause-sec"}, 0.05)
+	if strings.Contains(b.String(), "note:") {
+		t.Errorf("family without sched-latency has a note:\n%s", b.String())
+	}
+}

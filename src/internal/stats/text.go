@@ -13,7 +13,9 @@ import (
 	"golang.org/x/perf/benchunit"
 )
 
-// WriteText writes benchstat-style tables.
+// WriteText writes benchstat-style tables. Each table ends with its
+// "note:" lines: benchstat's warnings, then the caveat its unit carries
+// (UnitNote).
 func (c *Comparison) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for ti, t := range c.Tables {
@@ -93,6 +95,9 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		sort.Strings(ws)
 		for _, w := range ws {
 			fmt.Fprintf(tw, "note: %s\n", w)
+		}
+		if n := UnitNote(t.Unit); n != "" {
+			fmt.Fprintf(tw, "note: %s\n", n)
 		}
 	}
 	return tw.Flush()

@@ -306,6 +306,12 @@ func WriteReadme(w io.Writer, sum *Summary, st *State, figure bool) {
 		p("beside %d CPU-bound processes (hogs) through every run, so the harness flags every run as short of CPU (`metadata.json`'s contended list): that load is the experiment's.", sum.Hogs)
 	}
 	p("")
+	// The caveats of the objective's and the limits' units (a limit
+	// reads "unit<=+3%": its unit is in it).
+	for _, n := range stats.UnitNotes(append([]string{sum.Objective}, sum.Limits...)...) {
+		p("Note: %s.", n)
+		p("")
+	}
 	p("## Outcome")
 	p("")
 	p("%s.", sum.Verdict)

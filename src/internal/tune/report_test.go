@@ -98,3 +98,28 @@ func TestConfirmNoBetterThanStock(t *testing.T) {
 		t.Errorf("verdict %q: want ~ with the largest difference the run could have missed", sum.Verdict)
 	}
 }
+
+// TestReadmeSchedLatencyNote: a search whose objective or limit is a
+// sched-latency unit says golang/go#79391's caveat under its objective;
+// one on sec/op does not.
+func TestReadmeSchedLatencyNote(t *testing.T) {
+	for _, c := range []struct {
+		objective string
+		limits    []string
+		want      bool
+	}{
+		{"p99-sched-latency-sec", nil, true},
+		{"sec/op", []string{"p99-sched-latency-sec<=+10%"}, true},
+		{"sec/op", []string{"cpu-sec/op<=+3%"}, false},
+	} {
+		st, err := Start(Config{Objective: c.objective}, candidates("fast"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		WriteReadme(&b, &Summary{Objective: c.objective, Limits: c.limits, Benchmark: "BenchmarkX"}, st, false)
+		if got := strings.Contains(b.String(), "Note: "+stats.SchedLatencyNote+"."); got != c.want {
+			t.Errorf("objective %s, limits %v: note %v, want %v:\n%s", c.objective, c.limits, got, c.want, b.String())
+		}
+	}
+}
