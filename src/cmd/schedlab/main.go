@@ -6,7 +6,7 @@
 //	schedlab report  dir
 //	schedlab merge   -out dir folder...   (one study from several machines)
 //	schedlab campaign -study numa -dir dir -tasks N [-partition p] -submit   (that, through Slurm)
-//	schedlab trace   [-out dir] trace.out  (steals in an execution trace)
+//	schedlab trace   [-out dir] [-timeline] [-latency] [-stock file] [-perfetto file.json] trace.out  (steals, timeline, scheduling latency, conversions)
 //	schedlab bench   -pkg DIR[,DIR...] [-bench re] -variant stock -variant patched ...
 //	schedlab sweep   -knob timeslice=1000,2000,5000,10000 -suite workloads [-bench re]
 //	schedlab tune    [-pkg DIR] -bench re -minimize UNIT [-limit 'UNIT<=+3%'] [-knob k=v1,v2]... [-hogs N] [-budget 30m]
@@ -53,7 +53,7 @@ commands:
   report   write README.md, tables, CSV and SVG plots into a results folder
   merge    merge results folders from several machines into one folder and report
   campaign run a study on several machines through Slurm and merge their folders
-  trace    steals in an execution trace (GODEBUG=tracesteal=1): totals, matrix plot, CSV
+  trace    an execution trace: steals (GODEBUG=tracesteal=1: totals, matrix plot, CSV), -timeline, -latency, -stock, -perfetto
   sweep    run one GODEBUG knob over a list of values and plot metrics against it
   tune     search the knob settings that help one benchmark (racing), and confirm the best against stock
   suites   list the suites and their benchmarks
@@ -570,23 +570,38 @@ func commandLine(args []string) string {
 
 func cmdTrace(args []string) error {
 	fs := flag.NewFlagSet("trace", flag.ExitOnError)
-	out := fs.String("out", "", "folder for "+trace.StealsCSVFile+", "+trace.StealTextFile+", "+trace.StealMatrixFile+" and "+trace.TimelineFile+" (default: the trace's folder)")
+	out := fs.String("out", "", "folder for what the analyses write: "+trace.StealsCSVFile+", "+trace.StealTextFile+", "+trace.StealMatrixFile+", "+trace.TimelineFile+", the -latency files (default: the trace's folder)")
 	tl := fs.Bool("timeline", false, "also draw a per-P timeline of a window of the trace as "+trace.TimelineFile+" and .png")
 	from := fs.Duration("from", 0, "with -timeline: the window's start, as time since the trace began (e.g. 150ms); default: the middle "+time.Duration(timeline.DefaultWindow).String()+" of the trace")
 	to := fs.Duration("to", 0, "with -timeline: the window's end (default -from + "+time.Duration(timeline.DefaultWindow).String()+")")
-	psList := fs.String("ps", "", "with -timeline: the Ps to show, e.g. 0,2,4-7 (default: every P that ran a goroutine)")
+	psList := fs.String("ps", "", "with -timeline: the Ps to show, e.g. 0,2,4-7 (default: every P that ran a goroutine); with -latency: the Ps of the per-P panels (at most "+strconv.Itoa(trace.MaxLatencyPanels)+")")
+	latency := fs.Bool("latency", false, "scheduling latency instead of the steal analysis: the runnable→running delay of every run and the creation→first-run delay, as "+trace.LatencyCSVFile+", "+trace.LatencySummaryFile+", "+trace.LatencyHeatmapFile+" and "+trace.LatencyCreationFile+" (and .png)")
+	stock := fs.String("stock", "", "instead of the steal analysis, write to this file a copy of the trace that stock tools read (the Steal experiment's events dropped)")
+	perfetto := fs.String("perfetto", "", "instead of the steal analysis, write to this file the trace as Chrome trace-event JSON for Perfetto (ui.perfetto.dev) or chrome://tracing: a track per P")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: schedlab trace [-out dir] [-timeline [-from T] [-to T] [-ps LIST]] trace.out\n\n"+
+		fmt.Fprintf(fs.Output(), "usage: schedlab trace [-out dir] [-timeline [-from T] [-to T]] [-ps LIST] [-latency] [-stock file] [-perfetto file.json] trace.out\n\n"+
 			"Reads the work-stealing events of an execution trace taken with GODEBUG=tracesteal=1\n"+
 			"through the patched toolchain's go tool trace, prints per-node and per-pair totals,\n"+
 			"and writes the events as CSV and the thief x victim matrix as SVG and PNG.\n"+
 			"With -timeline, also draws who ran where, when: one row per P grouped by NUMA node,\n"+
-			"goroutine runs as bars, steals, hops, preemptions and stop-the-world pauses marked\n"+
-			"(any trace; the steal marks need tracesteal=1).\n\n")
+			"goroutine runs as bars, steals, hops, preemptions, run queue overflows and\n"+
+			"stop-the-world pauses marked (any trace; the steal marks need tracesteal=1).\n\n"+
+			"-latency, -stock and -perfetto replace the steal analysis (any trace; combine them freely,\n"+
+			"and with -timeline):\n"+
+			"  -latency      the runnable→running delay of every run whose goroutine became runnable\n"+
+			"                during the trace, and the creation→first-run delay of new goroutines:\n"+
+			"                a summary, a CSV, heat maps of delay over time (whole process and per P,\n"+
+			"                run queue overflows marked) and the creation delay's ECDF, in -out.\n"+
+			"  -stock FILE   a copy of the trace without the Steal experiment's events, which the\n"+
+			"                stock go tool trace reads (a stock trace is copied unchanged).\n"+
+			"  -perfetto F   the trace as Chrome trace-event JSON: a track per P with the goroutine\n"+
+			"                runs, steals as flows from victim to thief, scheduler events as instants,\n"+
+			"                stop-the-world pauses on a track of their own.\n"+
+			"Flags may come before or after the trace file.\n\n")
 		fs.PrintDefaults()
 	}
-	fs.Parse(args)
-	if fs.NArg() != 1 {
+	files := parseInterleaved(fs, args)
+	if len(files) != 1 {
 		fs.Usage()
 		return fmt.Errorf("trace: give one trace file")
 	}
@@ -597,7 +612,7 @@ func cmdTrace(args []string) error {
 	if *to != 0 && *to <= *from {
 		return fmt.Errorf("-to %v: want a time after -from %v", *to, *from)
 	}
-	file := fs.Arg(0)
+	file := files[0]
 	if _, err := os.Stat(file); err != nil {
 		return err
 	}
@@ -613,23 +628,83 @@ func cmdTrace(args []string) error {
 	if dir == "" {
 		dir = filepath.Dir(file)
 	}
-	s, err := trace.Analyze(tc, file, dir, filepath.Base(file))
+	if !*latency && *stock == "" && *perfetto == "" {
+		s, err := trace.Analyze(tc, file, dir, filepath.Base(file))
+		if err != nil {
+			return err
+		}
+		s.WriteText(os.Stdout)
+		if s.Steals+s.TimerSteals == 0 && len(s.Procs) == 0 {
+			fmt.Println("\nno Steal events: was the trace taken with GODEBUG=tracesteal=1 and the patched toolchain?")
+		}
+		fmt.Printf("\nwrote %s, %s and %s in %s\n", trace.StealsCSVFile, trace.StealTextFile, trace.StealMatrixFile, dir)
+	}
+	if *stock != "" {
+		size, same, err := trace.StockCopy(tc, file, *stock)
+		if err != nil {
+			return err
+		}
+		what := "without the Steal experiment's events, in the stock format"
+		if same {
+			what = "unchanged: the trace was in the stock format already"
+		}
+		fmt.Printf("wrote %s (%d bytes): %s, %s\n", *stock, size, file, what)
+	}
+	if !*tl && !*latency && *perfetto == "" {
+		return nil
+	}
+	// The timeline, -latency and -perfetto share one reading of the
+	// trace's runs and events.
+	t, err := trace.Load(tc, file)
 	if err != nil {
 		return err
 	}
-	s.WriteText(os.Stdout)
-	if s.Steals+s.TimerSteals == 0 && len(s.Procs) == 0 {
-		fmt.Println("\nno Steal events: was the trace taken with GODEBUG=tracesteal=1 and the patched toolchain?")
-	}
-	fmt.Printf("\nwrote %s, %s and %s in %s\n", trace.StealsCSVFile, trace.StealTextFile, trace.StealMatrixFile, dir)
 	if *tl {
-		what, err := trace.DrawTimeline(tc, file, dir, filepath.Base(file), timeline.Options{From: from.Nanoseconds(), To: to.Nanoseconds(), Ps: ps})
+		what, err := trace.DrawLoadedTimeline(t, dir, filepath.Base(file), timeline.Options{From: from.Nanoseconds(), To: to.Nanoseconds(), Ps: ps})
 		if err != nil {
 			return err
 		}
 		fmt.Printf("wrote %s (and .png): %s\n", filepath.Join(dir, trace.TimelineFile), what)
 	}
+	if *perfetto != "" {
+		if err := trace.WritePerfettoFile(*perfetto, t); err != nil {
+			return err
+		}
+		fmt.Printf("wrote %s: %d goroutine runs on %d P tracks, %d scheduler events, %d stop-the-world pauses (open it in ui.perfetto.dev or chrome://tracing)\n",
+			*perfetto, len(t.Runs), len(t.Procs()), len(t.Events), len(t.STWs))
+	}
+	if *latency {
+		l, notes, err := trace.WriteLatency(t, dir, filepath.Base(file), ps)
+		if err != nil {
+			return err
+		}
+		l.WriteShort(os.Stdout)
+		for _, n := range notes {
+			fmt.Println(n)
+		}
+		fmt.Printf("wrote %s, %s, %s and %s (and .png) in %s\n", trace.LatencyCSVFile, trace.LatencySummaryFile, trace.LatencyHeatmapFile, trace.LatencyCreationFile, dir)
+	}
 	return nil
+}
+
+// parseInterleaved parses args with fs, flags before and after the
+// positional arguments alike (schedlab trace FILE -latency), and returns
+// the positional ones. After "--", everything is positional.
+func parseInterleaved(fs *flag.FlagSet, args []string) []string {
+	var pos []string
+	for {
+		fs.Parse(args)
+		rest := fs.Args()
+		// fs.Parse stops at the first non-flag, or after "--".
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(pos, rest...)
+		}
+		if len(rest) == 0 {
+			return pos
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
 }
 
 func cmdIndex(args []string) error {

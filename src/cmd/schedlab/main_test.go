@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -84,5 +85,27 @@ func TestRoot(t *testing.T) {
 	t.Setenv(RootEnv, co)
 	if r, err := root(); r != co || err != nil {
 		t.Errorf("with %s=%s: root() = %q, %v", RootEnv, co, r, err)
+	}
+}
+
+// TestParseInterleaved: schedlab trace takes its flags before or after
+// the trace file.
+func TestParseInterleaved(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		pos  string
+	}{
+		{[]string{"-latency", "-out", "d", "x.trace"}, "x.trace"},
+		{[]string{"x.trace", "-latency", "-out", "d"}, "x.trace"},
+		{[]string{"-out", "d", "x.trace", "-latency"}, "x.trace"},
+		{[]string{"-latency", "--", "-x.trace"}, "-x.trace"},
+	} {
+		fs := flag.NewFlagSet("trace", flag.ContinueOnError)
+		lat := fs.Bool("latency", false, "")
+		out := fs.String("out", "", "")
+		pos := parseInterleaved(fs, c.args)
+		if strings.Join(pos, " ") != c.pos || !*lat || (*out != "d" && c.pos != "-x.trace") {
+			t.Errorf("%q: positional %q, latency %v, out %q", c.args, pos, *lat, *out)
+		}
 	}
 }

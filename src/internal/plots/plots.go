@@ -36,8 +36,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/schedlab/schedlab/src/internal/results"
 	"github.com/schedlab/schedlab/src/internal/stats"
@@ -112,20 +110,7 @@ func withCaption(title, caption string) string {
 
 // Save writes p as an SVG at path and as a 200-dpi PNG beside it.
 func Save(p *plot.Plot, w, h vg.Length, path string) error {
-	if err := p.Save(w, h, path); err != nil {
-		return err
-	}
-	img := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(200))}
-	p.Draw(draw.New(img))
-	f, err := os.Create(strings.TrimSuffix(path, ".svg") + ".png")
-	if err != nil {
-		return err
-	}
-	if _, err := img.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return SaveDrawing(w, h, path, p.Draw)
 }
 
 // columnsWithData returns the columns of c that have a cell in some row

@@ -52,6 +52,7 @@ var (
 	hopColour         = color.RGBA{106, 61, 154, 255}
 	preemptColour     = color.RGBA{0, 0, 0, 255}
 	sliceColour       = color.RGBA{255, 127, 0, 255}
+	overflowColour    = color.RGBA{166, 86, 40, 255}
 	nodeLineColour    = color.RGBA{0, 0, 0, 255}
 )
 
@@ -224,6 +225,10 @@ func (v *view) Plot(c draw.Canvas, plt *plot.Plot) {
 			if okTo {
 				mark(&c, x, trY(float64(to)-0.32), sliceColour, "up")
 			}
+		case "RunqOverflow":
+			if okTo {
+				mark(&c, x, trY(float64(to)), overflowColour, "dot")
+			}
 		}
 	}
 }
@@ -319,6 +324,11 @@ func (v *view) legend() []legendEntry {
 	}
 	if has["SlicePreempt"] {
 		out = append(out, legendEntry{"sysmon time-slice preemption", tri(sliceColour, "up")})
+	}
+	if has["RunqOverflow"] {
+		out = append(out, legendEntry{"local run queue overflowed to the global queue", thumb(func(c *draw.Canvas) {
+			mark(c, (c.Min.X+c.Max.X)/2, (c.Min.Y+c.Max.Y)/2, overflowColour, "dot")
+		})})
 	}
 	if has["stw"] {
 		out = append(out, legendEntry{"stop-the-world", box(stwColour)})

@@ -5,8 +5,11 @@
 //
 // It reads two CSVs that the patched go tool trace writes on one time base
 // (nanoseconds from the trace's first event): -d=runs (goroutine runs and
-// stop-the-world ranges, any trace) and -d=steals (the Steal experiment's
-// events, traces taken with GODEBUG=tracesteal=1; optional).
+// stop-the-world ranges, any trace; newer toolchains add when each run's
+// goroutine became runnable) and -d=steals (the Steal experiment's events,
+// traces taken with GODEBUG=tracesteal=1; optional). The same Trace feeds
+// the other views of package trace: scheduling latency and the Perfetto
+// export.
 package timeline
 
 import (
@@ -26,7 +29,28 @@ type Run struct {
 	G          int64
 	State      string // what the goroutine left running for (Runnable, Waiting, Syscall, NotExist, end)
 	Reason     string // e.g. "preempted", "chan receive"
+	// Ready is when the goroutine last became runnable before this run
+	// (ns, same base), -1 if unknown: it was runnable when the trace
+	// began, or the CSV predates the ready_ns column.
+	Ready int64
+	// ReadyFrom is the state it left to become runnable: NotExist (it
+	// was created), Waiting (unblocked), Running (preempted or
+	// yielded), Syscall, Undetermined; "" when Ready is -1.
+	ReadyFrom string
 }
+
+// Delay is the run's runnable→running delay (Start - Ready) and whether
+// it is known.
+func (r Run) Delay() (int64, bool) {
+	if r.Ready < 0 {
+		return 0, false
+	}
+	return r.Start - r.Ready, true
+}
+
+// Created reports whether the run is a goroutine's first, right after its
+// creation: its delay is the creation→first-run delay.
+func (r Run) Created() bool { return r.Ready >= 0 && r.ReadyFrom == "NotExist" }
 
 // Preempted reports whether the run ended in a preemption (by sysmon's
 // time slice, or by the GC asking for the goroutine's stack).
@@ -41,10 +65,13 @@ type STW struct {
 // Event is one event of the Steal experiment that the timeline marks.
 type Event struct {
 	T    int64
-	Kind string // WorkSteal, TimerSteal, NUMAHop, SlicePreempt
-	P    int    // thief (steals), destination (hops), preempted P (SlicePreempt)
+	Kind string // WorkSteal, TimerSteal, NUMAHop, SlicePreempt, RunqOverflow
+	P    int    // thief (steals), destination (hops), preempted P (SlicePreempt), overflowing P (RunqOverflow)
 	From int    // victim (steals), origin (hops); -1 otherwise
-	N    int64  // goroutines moved (steals)
+	N    int64  // goroutines moved (steals; RunqOverflow: to the global queue, the new one included)
+	// Global is the global run queue's length after a RunqOverflow
+	// moved its batch there (-1 if not given); 0 for other events.
+	Global int64
 }
 
 // Trace is what the timeline draws.
@@ -53,6 +80,9 @@ type Trace struct {
 	STWs   []STW
 	Events []Event
 	Node   map[int]int // home node by P, from ProcNUMANode (empty: one node)
+	// Ready reports that the runs CSV had the ready_ns column (a go
+	// tool trace that knows when each run's goroutine became runnable).
+	Ready bool
 }
 
 // ReadRuns reads go tool trace -d=runs output into t.
@@ -61,6 +91,11 @@ func (t *Trace) ReadRuns(r io.Reader) error {
 	if err != nil {
 		return err
 	}
+	// ready_ns and ready_from came later: an older CSV lacks them, and
+	// its runs' ready times are unknown.
+	readyCol, hasReady := col["ready_ns"]
+	fromCol, hasFrom := col["ready_from"]
+	t.Ready = t.Ready || hasReady
 	for i, rec := range recs {
 		var n [5]int64
 		for j, c := range []string{"start_ns", "end_ns", "proc", "thread", "goroutine"} {
@@ -71,9 +106,24 @@ func (t *Trace) ReadRuns(r io.Reader) error {
 		if n[1] < n[0] {
 			return fmt.Errorf("runs CSV line %d: ends (%d) before it starts (%d)", i+2, n[1], n[0])
 		}
+		ready, from := int64(-1), ""
+		if hasReady && readyCol < len(rec) && rec[readyCol] != "" {
+			if ready, err = strconv.ParseInt(rec[readyCol], 10, 64); err != nil || ready < -1 {
+				return fmt.Errorf("runs CSV line %d: ready_ns %q: want a time in ns or -1", i+2, rec[readyCol])
+			}
+			if hasFrom && fromCol < len(rec) {
+				from = rec[fromCol]
+			}
+		}
+		if ready < 0 {
+			ready, from = -1, ""
+		}
 		switch rec[col["kind"]] {
 		case "run":
-			t.Runs = append(t.Runs, Run{Start: n[0], End: n[1], P: int(n[2]), Thread: n[3], G: n[4], State: rec[col["state"]], Reason: rec[col["reason"]]})
+			if ready > n[0] {
+				return fmt.Errorf("runs CSV line %d: ready at %d, after the run starts (%d)", i+2, ready, n[0])
+			}
+			t.Runs = append(t.Runs, Run{Start: n[0], End: n[1], P: int(n[2]), Thread: n[3], G: n[4], State: rec[col["state"]], Reason: rec[col["reason"]], Ready: ready, ReadyFrom: from})
 		case "stw":
 			t.STWs = append(t.STWs, STW{Start: n[0], End: n[1], Reason: rec[col["reason"]]})
 		}
@@ -114,6 +164,8 @@ func (t *Trace) ReadSteals(r io.Reader) error {
 			t.Events = append(t.Events, Event{T: ts, Kind: kind, P: int(arg(rec, "to")), From: int(arg(rec, "from"))})
 		case "SlicePreempt":
 			t.Events = append(t.Events, Event{T: ts, Kind: kind, P: int(arg(rec, "proc")), From: -1})
+		case "RunqOverflow":
+			t.Events = append(t.Events, Event{T: ts, Kind: kind, P: int(arg(rec, "proc")), From: -1, N: arg(rec, "goroutines"), Global: arg(rec, "global")})
 		case "ProcNUMANode":
 			t.Node[int(arg(rec, "proc"))] = int(arg(rec, "node"))
 		}

@@ -171,3 +171,106 @@ func TestTimeTicks(t *testing.T) {
 		}
 	}
 }
+
+// runsReadyCSV is -d=runs output with the ready_ns and ready_from
+// columns: G5 created at 100 and first run at 400, G1 unblocked at 900
+// and run at 1000, G7 runnable when the trace began.
+const runsReadyCSV = `kind,start_ns,end_ns,proc,thread,goroutine,state,reason,ready_ns,ready_from
+run,0,1000,0,5,7,Runnable,preempted,-1,
+run,400,800,1,6,5,Waiting,chan receive,100,NotExist
+stw,850,900,-1,5,1,,stop-the-world (GC mark termination),-1,
+run,1000,1500,1,6,1,end,,900,Waiting
+`
+
+func TestReadRunsReady(t *testing.T) {
+	tr := &Trace{}
+	if err := tr.ReadRuns(strings.NewReader(runsReadyCSV)); err != nil {
+		t.Fatal(err)
+	}
+	if !tr.Ready || len(tr.Runs) != 3 || len(tr.STWs) != 1 {
+		t.Fatalf("ready %v, %d runs, %d stws; want true, 3, 1", tr.Ready, len(tr.Runs), len(tr.STWs))
+	}
+	for i, want := range []struct {
+		ready, delay int64
+		known        bool
+		from         string
+		created      bool
+	}{{-1, 0, false, "", false}, {100, 300, true, "NotExist", true}, {900, 100, true, "Waiting", false}} {
+		r := tr.Runs[i]
+		d, ok := r.Delay()
+		if r.Ready != want.ready || d != want.delay || ok != want.known || r.ReadyFrom != want.from || r.Created() != want.created {
+			t.Errorf("run %d: ready %d from %q, delay %d %v, created %v; want %+v", i, r.Ready, r.ReadyFrom, d, ok, r.Created(), want)
+		}
+	}
+}
+
+// An older go tool trace wrote no ready columns: its runs read, their
+// ready times unknown.
+func TestReadRunsOldFormat(t *testing.T) {
+	tr := &Trace{}
+	if err := tr.ReadRuns(strings.NewReader(runsCSV)); err != nil {
+		t.Fatal(err)
+	}
+	if tr.Ready {
+		t.Error("an old CSV says it has ready times")
+	}
+	for _, r := range tr.Runs {
+		if _, ok := r.Delay(); ok || r.Ready != -1 || r.ReadyFrom != "" {
+			t.Errorf("old-format run %+v has a ready time", r)
+		}
+	}
+}
+
+func TestReadRunsReadyRejects(t *testing.T) {
+	const h = "kind,start_ns,end_ns,proc,thread,goroutine,state,reason,ready_ns,ready_from\n"
+	for name, in := range map[string]string{
+		"ready after start": h + "run,100,200,0,1,1,Waiting,,150,Waiting\n",
+		"ready not a time":  h + "run,100,200,0,1,1,Waiting,,soon,Waiting\n",
+		"ready below -1":    h + "run,100,200,0,1,1,Waiting,,-5,Waiting\n",
+	} {
+		if err := (&Trace{}).ReadRuns(strings.NewReader(in)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	// An empty ready_ns is unknown, as is a record cut before it.
+	tr := &Trace{}
+	if err := tr.ReadRuns(strings.NewReader(h + "run,100,200,0,1,1,Waiting,,,\nrun,300,400,0,1,1,Waiting,\n")); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range tr.Runs {
+		if r.Ready != -1 {
+			t.Errorf("run %+v: want ready -1", r)
+		}
+	}
+}
+
+func TestReadStealsOverflow(t *testing.T) {
+	tr := &Trace{}
+	in := "time_ns,event,thief,victim,goroutines,runnext,distance,from,to,node,thread,cpu,proc,goroutine,ran,global\n" +
+		"100,RunqOverflow,,,129,,,,,,,,3,,,300\n" +
+		"200,WorkSteal,1,3,4,0,0,,,,,,,,,\n"
+	if err := tr.ReadSteals(strings.NewReader(in)); err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Events) != 2 {
+		t.Fatalf("%d events, want 2", len(tr.Events))
+	}
+	if e := tr.Events[0]; e.Kind != "RunqOverflow" || e.P != 3 || e.N != 129 || e.Global != 300 || e.From != -1 {
+		t.Errorf("overflow %+v, want P3, 129 goroutines, global 300", e)
+	}
+}
+
+func TestPlotOverflowMark(t *testing.T) {
+	tr := readTest(t)
+	tr.Events = append(tr.Events, Event{T: 1200, Kind: "RunqOverflow", P: 0, From: -1, N: 129, Global: 10})
+	if fills(draws(t, tr, Options{}), overflowColour) == 0 {
+		t.Error("no run queue overflow drawn")
+	}
+	var names []string
+	for _, e := range (&view{t: tr, from: 0, to: 4000, row: map[int]int{0: 0}}).legend() {
+		names = append(names, e.name)
+	}
+	if !slices.ContainsFunc(names, func(s string) bool { return strings.Contains(s, "overflow") }) {
+		t.Errorf("legend %q names no overflow", names)
+	}
+}

@@ -1,8 +1,14 @@
 // Package trace analyses execution traces through the patched
 // toolchain's go tool trace: the Steal experiment's events
 // (GODEBUG=tracesteal=1; -d=steals) as totals per node and per pair of
-// Ps, a CSV and a thief × victim matrix (Analyze), and who ran where,
-// when, as a per-P timeline (DrawTimeline, drawn by package timeline).
+// Ps, a CSV and a thief × victim matrix (Analyze); who ran where, when,
+// as a per-P timeline (DrawTimeline, drawn by package timeline); the
+// runnable→running and creation→first-run delays of the runs, as a CSV,
+// quantiles and heat maps over time (WriteLatency); the same runs and
+// events as Chrome trace-event JSON for Perfetto (WritePerfetto); and a
+// copy of a trace that stock tools read (StockCopy, -d=stock). The runs
+// and events come from one reading of the trace (Load) into a
+// timeline.Trace.
 //
 // It serves both `schedlab trace` on any trace file and the traced runs
 // of `schedlab bench -trace`, so it takes a trace file and a folder to
@@ -54,6 +60,11 @@ type StealTrace struct {
 	Steals, TimerSteals     int64
 	RunnextGoroutines       int64
 	LocalMoved, RemoteMoved int64 // by NUMA distance: local is 0 (no NUMA) or 10
+	// Overflows counts RunqOverflow events: a P's local run queue was
+	// full and runqputslow moved OverflowMoved goroutines (the new one
+	// included) to the global queue, which was at most MaxGlobal long
+	// right after.
+	Overflows, OverflowMoved, MaxGlobal int64
 }
 
 // ReadStealCSV parses go tool trace -d=steals output.
@@ -121,6 +132,10 @@ func ReadStealCSV(r io.Reader) (*StealTrace, error) {
 			s.Binds++
 		case "SlicePreempt":
 			s.Preempts++
+		case "RunqOverflow":
+			s.Overflows++
+			s.OverflowMoved += get("goroutines")
+			s.MaxGlobal = max(s.MaxGlobal, get("global"))
 		case "ProcNUMANode":
 			p := int(get("proc"))
 			s.Node[p] = int(get("node"))
@@ -162,6 +177,9 @@ func (s *StealTrace) WriteText(w io.Writer) {
 		fmt.Fprintf(w, " (%.1f%% local)", 100*float64(s.LocalMoved)/float64(total))
 	}
 	fmt.Fprintf(w, "\n%d NUMA hops, %d thread binds, %d time-slice preemptions\n", s.Hops, s.Binds, s.Preempts)
+	if s.Overflows > 0 {
+		fmt.Fprintf(w, "%d local run queue overflows moved %d goroutines to the global queue (at most %d there after one)\n", s.Overflows, s.OverflowMoved, s.MaxGlobal)
+	}
 
 	nodes := map[int]bool{}
 	for _, p := range s.Procs {

@@ -67,3 +67,19 @@ func TestReadStealCSVBad(t *testing.T) {
 		t.Errorf("lenient parse: %+v, %v", s, err)
 	}
 }
+
+func TestReadStealCSVOverflow(t *testing.T) {
+	s, err := ReadStealCSV(strings.NewReader("time_ns,event,thief,victim,goroutines,runnext,distance,from,to,node,thread,cpu,proc,goroutine,ran,global\n" +
+		"10,RunqOverflow,,,129,,,,,,,,2,,,129\n20,RunqOverflow,,,129,,,,,,,,3,,,258\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Overflows != 2 || s.OverflowMoved != 258 || s.MaxGlobal != 258 || len(s.Procs) != 0 {
+		t.Errorf("overflows %d moved %d max global %d procs %v; want 2, 258, 258, none", s.Overflows, s.OverflowMoved, s.MaxGlobal, s.Procs)
+	}
+	var text strings.Builder
+	s.WriteText(&text)
+	if !strings.Contains(text.String(), "2 local run queue overflows moved 258 goroutines") {
+		t.Errorf("summary:\n%s", text.String())
+	}
+}
