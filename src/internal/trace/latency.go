@@ -69,6 +69,10 @@ type Latency struct {
 	End       int64            // the trace's last run end or event, ns since it began
 	Overflows []timeline.Event // RunqOverflow events (tracesteal=1), by time
 	Node      map[int]int      // home node by P (empty: one node)
+	// Steal reports whether the trace has the Steal experiment's events
+	// (tracesteal=1), so that no overflow means none happened. Such a
+	// trace always has ProcNUMANode events, which fill Node.
+	Steal bool
 }
 
 // Latencies computes the runnable→running delay of every run of t whose
@@ -78,7 +82,7 @@ func Latencies(t *timeline.Trace) (*Latency, error) {
 	if !t.Ready {
 		return nil, fmt.Errorf("go tool trace -d=runs wrote no ready_ns column: this toolchain predates the scheduling-latency columns (rebuild it with make toolchain)")
 	}
-	l := &Latency{Runs: len(t.Runs), Node: t.Node}
+	l := &Latency{Runs: len(t.Runs), Node: t.Node, Steal: len(t.Node) > 0}
 	_, l.End = t.Span()
 	for _, r := range t.Runs {
 		if d, ok := r.Delay(); ok {
@@ -247,6 +251,9 @@ func (l *Latency) WriteSummary(w io.Writer) error {
 
 func (l *Latency) overflowLine() string {
 	if len(l.Overflows) == 0 {
+		if l.Steal {
+			return "no run queue overflowed during the trace"
+		}
 		return "no run queue overflows recorded (RunqOverflow events need GODEBUG=tracesteal=1)"
 	}
 	var moved, maxGlobal int64
@@ -599,6 +606,8 @@ func (l *Latency) heatmap(title string, ps []int) (*heatFigure, error) {
 	if len(l.Overflows) > 0 {
 		leg.Add(fmt.Sprintf("top strip: a run queue overflow (RunqOverflow); height: global queue length after it (max %d)", maxGlobal), tick(overflowColour, 0.6))
 		leg.Add(fmt.Sprintf("overflow that left %d or more goroutines in the global queue", GlobalQueueMark), tick(globalColour, 1))
+	} else if l.Steal {
+		leg.Add("no run queue overflowed during the trace", none)
 	} else {
 		leg.Add("no RunqOverflow events in this trace (they need GODEBUG=tracesteal=1)", none)
 	}

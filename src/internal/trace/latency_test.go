@@ -344,3 +344,15 @@ func TestWriteLatencyNoDelays(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestOverflowLineSteal checks that a trace with the Steal experiment and
+// no overflow says none happened, and one without it says why it cannot
+// tell.
+func TestOverflowLineSteal(t *testing.T) {
+	if got := (&Latency{Steal: true}).overflowLine(); got != "no run queue overflowed during the trace" {
+		t.Errorf("tracesteal trace without overflows: %q", got)
+	}
+	if got := (&Latency{}).overflowLine(); !strings.Contains(got, "need GODEBUG=tracesteal=1") {
+		t.Errorf("trace without the Steal experiment: %q", got)
+	}
+}
