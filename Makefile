@@ -18,7 +18,7 @@ FORCE ?= 0
 export FORCE
 
 .PHONY: all harness main toolchain apply extract rebase check check-rebase verify-repro env index test test-tools \
-	test-toolchain test-census test-vm test-runtime test-long test-slurm test-prefixes bench study clean tools install
+	test-toolchain test-census test-vm test-runtime test-long test-slurm test-prefixes test-mutants bench study clean tools install
 
 all: toolchain main
 
@@ -128,6 +128,14 @@ test-long: toolchain
 # the first campaign's folder there.
 test-slurm: toolchain harness
 	@CAMPAIGN="$(CAMPAIGN)" scripts/test-slurm.sh
+
+# Mutation testing, not in make test (about half a minute a mutant on 2
+# cores): each headline mechanism of the series disabled in turn
+# (src/internal/mutants) must make the runtime tests that guard it fail.
+# MUTANTS (a regexp of mutant names) selects; the report goes to
+# .cache/mutants/report.md, or MUTANTS_OUT.
+test-mutants: toolchain
+	@$(SERIES) mutants -run '$(MUTANTS)' $(if $(MUTANTS_OUT),-o $(MUTANTS_OUT))
 
 # Bisectability: go test -short runtime at every prefix of the series.
 test-prefixes: toolchain

@@ -15,6 +15,7 @@
 //	series version              print the version the patched toolchain is stamped with
 //	series hash                 print the short hash of patches/
 //	series pin <version>        print a pin file for a release (checksum computed)
+//	series mutants [-run re] [-o dir]  disable each listed mechanism in turn; its tests must fail
 package main
 
 import (
@@ -29,7 +30,7 @@ import (
 
 func main() {
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: series apply|extract|check|check-rebase|rebase|toolchain|verify-repro|stock|version|hash|runtime-hash|pin [flags] [args]")
+		fmt.Fprintln(os.Stderr, "usage: series apply|extract|check|check-rebase|rebase|toolchain|verify-repro|stock|version|hash|runtime-hash|pin|mutants [flags] [args]")
 		os.Exit(2)
 	}
 	flag.Parse()
@@ -44,6 +45,8 @@ func main() {
 	cmd, args := flag.Arg(0), flag.Args()[1:]
 	fs := flag.NewFlagSet(cmd, flag.ExitOnError)
 	force := fs.Bool("force", os.Getenv("FORCE") == "1", "discard (after saving) unextracted work in toolchain/goroot; rebuild even if up to date")
+	mutantsRun := fs.String("run", "", "mutants: only the mutants whose names match this regexp")
+	mutantsOut := fs.String("o", filepath.Join(root, ".cache", "mutants"), "mutants: the folder for report.md and each mutant's test log")
 	fs.Parse(args)
 	switch cmd {
 	case "apply":
@@ -103,6 +106,8 @@ func main() {
 				os.Stdout.Write(series.Pin{Version: fs.Arg(0), Checksum: sum}.Format())
 			}
 		}
+	case "mutants":
+		err = runMutants(root, *mutantsRun, *mutantsOut)
 	default:
 		flag.Usage()
 	}
