@@ -17,11 +17,7 @@
 //   - numamem: with numamem=1 the recycled heap pages a goroutine writes
 //     sit on its P's node (numamem.go);
 //   - exempt: with numaexempt=1 the heap's mappings have the policy the
-//     NUMA balancer skips (numamem.go);
-//   - confine: with numa=1 and a GOMAXPROCS that fits one node, every
-//     thread keeps to that node and so does the heap, fresh and
-//     recycled; a wider GOMAXPROCS, numaconfine=0 and a taskset mask are
-//     left alone (confine.go; needs two or more CPUs per node).
+//     NUMA balancer skips (numamem.go).
 //
 // It prints "ok NAME" or "FAIL NAME: why" per check and exits 1 if any
 // failed. Usage: numacheck [check...] (default all).
@@ -82,7 +78,6 @@ func main() {
 		{"fork", func([]node) error { return checkStartMask("child-fork") }},
 		{"numamem", checkNumamem},
 		{"exempt", checkExempt},
-		{"confine", checkConfine},
 	}
 	failed := false
 	for _, c := range checks {
@@ -367,9 +362,6 @@ func child(mode string, args []string) {
 		childNumamem()
 	case "child-exempt":
 		childExempt()
-	case "child-confine":
-		fmt.Println("start", start)
-		childConfine(args)
 	case "child-idle":
 	case "child-threads":
 		fmt.Println("start", start)
