@@ -106,8 +106,8 @@ numa)
 	# node, so that node-local steals are possible). On a real NUMA
 	# machine use its topology at GOMAXPROCS = node 0's CPU count: the
 	# oracle (below) then runs the same number of Ps on one node without
-	# oversubscribing it, and every other variant spreads them over the
-	# nodes. CPU overrides GOMAXPROCS (e.g. CPU=$(nproc) for all CPUs).
+	# oversubscribing it; the ablation variants spread them over the
+	# nodes (numaconfine=0) and the confine ones keep them on one. CPU overrides GOMAXPROCS (e.g. CPU=$(nproc) for all CPUs).
 	nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
 	numa=numa=1
 	cpu=${CPU:-$(tr ',' '\n' </sys/devices/system/node/node0/cpulist 2>/dev/null |
@@ -129,24 +129,31 @@ numa)
 	fi
 	# stock2 is the control: the same binary as stock, so that an effect
 	# of a few percent can be told from the machine's drift.
-	# An ablation: each variant adds one mechanism to the one before;
-	# bind1-mem adds heap placement by node (numamem=1) and
-	# bind1-mem-exempt the heap's exemption from the kernel's NUMA
-	# balancer (numaexempt=1); both act only on the kernel's own
-	# multi-node topology (ignored under numafake).
+	# An ablation of the spread placement (numaconfine=0): each variant
+	# adds one mechanism to the one before; bind1-mem adds heap placement
+	# by node (numamem=1) and bind1-mem-exempt the heap's exemption from
+	# the kernel's NUMA balancer (numaexempt=1); both act only on the
+	# kernel's own multi-node topology (ignored under numafake). Then
+	# confinement to one node (numaconfine=1, the default; it acts only
+	# where GOMAXPROCS fits one node) with upstream's steal order and
+	# wakeups and no binding: alone, with numamem=1, and as the peer ran
+	# it, with the exemption too.
 	# Every workload of the suite, so that no mechanism is judged on the
 	# workload it was tuned on.
 	bench "$prefix-numa" -suite workloads \
 		${cpu:+-cpu "$cpu"} \
 		-variant stock -variant stock2=stock \
-		-variant "random=patched:$numa,numasteal=0,numawake=0" \
-		-variant "localfirst=patched:$numa,numasteal=1,numawake=0" \
-		-variant "leaveremote=patched:$numa,numasteal=2,numawake=0" \
-		-variant "wake=patched:$numa" \
-		-variant "bind1=patched:$numa,numabind=1" \
-		-variant "bind2=patched:$numa,numabind=2" \
-		-variant "bind1-mem=patched:$numa,numabind=1,numamem=1" \
-		-variant "bind1-mem-exempt=patched:$numa,numabind=1,numamem=1,numaexempt=1" \
+		-variant "random=patched:$numa,numaconfine=0,numasteal=0,numawake=0" \
+		-variant "localfirst=patched:$numa,numaconfine=0,numasteal=1,numawake=0" \
+		-variant "leaveremote=patched:$numa,numaconfine=0,numasteal=2,numawake=0" \
+		-variant "wake=patched:$numa,numaconfine=0" \
+		-variant "bind1=patched:$numa,numaconfine=0,numabind=1" \
+		-variant "bind2=patched:$numa,numaconfine=0,numabind=2" \
+		-variant "bind1-mem=patched:$numa,numaconfine=0,numabind=1,numamem=1" \
+		-variant "bind1-mem-exempt=patched:$numa,numaconfine=0,numabind=1,numamem=1,numaexempt=1" \
+		-variant "confine=patched:$numa,numasteal=0,numawake=0" \
+		-variant "confine-mem=patched:$numa,numasteal=0,numawake=0,numamem=1" \
+		-variant "peer=patched:$numa,numasteal=0,numawake=0,numamem=1,numaexempt=1" \
 		"${oracle[@]}"
 	;;
 guest-numa)

@@ -35,6 +35,8 @@ const (
 	mMemMoved        = "/memory/numa/pages-moved:pages"
 	mMemFresh        = "/memory/numa/pages-fresh:pages"
 	mMemUnmoved      = "/memory/numa/pages-unmoved:pages"
+	mMemSyscalls     = "/memory/numa/syscalls:calls"
+	mMemSpans        = "/memory/numa/spans:spans"
 	mRunqOverflows   = "/sched/runq/overflows:events"
 	mRunqOverflowGs  = "/sched/runq/overflow-goroutines:goroutines"
 	mSpinningStarts  = "/sched/spinning/starts:events"
@@ -58,7 +60,7 @@ var schedMetricNames = []string{
 	mStealAttempts, mStealGoroutines, mStealOps, mStealRunnext, mStealLocal, mStealRemote, mSysmonWakeups, mSysmonPreempts,
 	mExecOnNode, mExecOffNode, mNUMAHops, mNUMABinds, mWakeupsLocal, mWakeupsRemote,
 	mGlobrunq, mTimerGs,
-	mMemLocal, mMemMoved, mMemFresh, mMemUnmoved,
+	mMemLocal, mMemMoved, mMemFresh, mMemUnmoved, mMemSyscalls, mMemSpans,
 	mRunqOverflows, mRunqOverflowGs, mSpinningStarts, mSpinningFailed, mStealFailed,
 }
 
@@ -258,9 +260,10 @@ func (p *probe) stop() {
 	}
 	// Heap placement by node (zero, and not reported, unless numamem=1
 	// is in effect): the pages of the spans Ps took that the runtime
-	// looked up with move_pages, per op, and how many of them it moved.
-	// Each span taken is one query call per 64 pages, so pages/op bounds
-	// the calls an op costs.
+	// looked up with move_pages, per op, and how many of them it moved;
+	// its system calls and the spans Ps took, per op (their ratio is
+	// the calls per span, the price a cost model multiplies by the
+	// kernel's cost of a call).
 	ml, ok1 := d(mMemLocal)
 	mm, ok2 := d(mMemMoved)
 	mf, ok3 := d(mMemFresh)
@@ -268,6 +271,12 @@ func (p *probe) stop() {
 	if ok1 && ok2 && ok3 && ok4 && ml+mm+mf+mu > 0 {
 		p.b.ReportMetric((ml+mm+mf+mu)/n, "numamem-pages/op")
 		p.b.ReportMetric(mm/n, "numamem-moved/op")
+	}
+	if v, ok := d(mMemSpans); ok && v > 0 {
+		p.b.ReportMetric(v/n, "numamem-spans/op")
+		if c, ok := d(mMemSyscalls); ok {
+			p.b.ReportMetric(c/n, "numamem-syscalls/op")
+		}
 	}
 	if v, ok := d(mSysmonWakeups); ok {
 		p.b.ReportMetric(v/n, "sysmon-wakeups/op")

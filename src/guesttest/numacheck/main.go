@@ -17,7 +17,11 @@
 //   - numamem: with numamem=1 the recycled heap pages a goroutine writes
 //     sit on its P's node (numamem.go);
 //   - exempt: with numaexempt=1 the heap's mappings have the policy the
-//     NUMA balancer skips (numamem.go).
+//     NUMA balancer skips (numamem.go);
+//   - confine: with numa=1 and a GOMAXPROCS that fits one node, every
+//     thread keeps to that node and so does the heap, fresh and
+//     recycled; a wider GOMAXPROCS, numaconfine=0 and a taskset mask are
+//     left alone (confine.go; needs two or more CPUs per node).
 //
 // It prints "ok NAME" or "FAIL NAME: why" per check and exits 1 if any
 // failed. Usage: numacheck [check...] (default all).
@@ -78,6 +82,7 @@ func main() {
 		{"fork", func([]node) error { return checkStartMask("child-fork") }},
 		{"numamem", checkNumamem},
 		{"exempt", checkExempt},
+		{"confine", checkConfine},
 	}
 	failed := false
 	for _, c := range checks {
@@ -362,6 +367,9 @@ func child(mode string, args []string) {
 		childNumamem()
 	case "child-exempt":
 		childExempt()
+	case "child-confine":
+		fmt.Println("start", start)
+		childConfine(args)
 	case "child-idle":
 	case "child-threads":
 		fmt.Println("start", start)
@@ -414,7 +422,12 @@ func child(mode string, args []string) {
 			fmt.Println("exec:", err)
 			os.Exit(1)
 		}
-		out, err := exec.Command(self, "child-report").CombinedOutput()
+		// Without GODEBUG, as for the exec above: a child that inherits
+		// numabind=2 binds its own main thread, which may happen
+		// before it reads its mask, and that is not the parent's doing.
+		cmd := exec.Command(self, "child-report")
+		cmd.Env = childEnv("")
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			fmt.Println("fork:", err)
 			os.Exit(1)

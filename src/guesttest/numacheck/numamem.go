@@ -25,14 +25,14 @@ func checkNumamem(ns []node) error {
 		if err != nil {
 			return err
 		}
-		var recycled, onNode, moved, other uint64
-		if _, err := fmt.Sscanf(out, "numamem %d %d %d %d", &recycled, &onNode, &moved, &other); err != nil {
+		var recycled, onNode, moved, other, calls, spans uint64
+		if _, err := fmt.Sscanf(out, "numamem %d %d %d %d %d %d", &recycled, &onNode, &moved, &other, &calls, &spans); err != nil {
 			return fmt.Errorf("GODEBUG=%s: unexpected output %q", godebug, out)
 		}
 		share := float64(onNode) / float64(max(recycled, 1))
 		if godebug == "numa=1,numabind=1" {
-			if moved+other != 0 {
-				return fmt.Errorf("GODEBUG=%s: /memory/numa counters %d moved, %d others; want 0 without numamem", godebug, moved, other)
+			if moved+other+calls+spans != 0 {
+				return fmt.Errorf("GODEBUG=%s: /memory/numa counters %d moved, %d others, %d system calls, %d spans; want 0 without numamem", godebug, moved, other, calls, spans)
 			}
 			control = fmt.Sprintf("%.0f%% of %d recycled pages on the writer's node without numamem", 100*share, recycled)
 			continue
@@ -41,11 +41,16 @@ func checkNumamem(ns []node) error {
 		// 29-31% in 2- and 4-node guests); with it 94-99.8% there, less
 		// with the kernel's balancer on, which moves some pages back
 		// towards their other readers.
+		// Each span taken costs at least its query (one per 64 pages).
+		if spans == 0 || calls < spans {
+			return fmt.Errorf("GODEBUG=%s: %d system calls for %d spans taken; want at least one per span", godebug, calls, spans)
+		}
 		if recycled < 500 || share < 0.8 || moved == 0 {
 			return fmt.Errorf("GODEBUG=%s: %d of %d recycled pages (%.0f%%) on the writer's node, %d pages moved; want at least 500 pages, 80%% and some moved (%s)",
 				godebug, onNode, recycled, 100*share, moved, control)
 		}
-		fmt.Printf("numamem: %.1f%% of %d recycled pages on the writer's node, %d moved (%s)\n", 100*share, recycled, moved, control)
+		fmt.Printf("numamem: %.1f%% of %d recycled pages on the writer's node, %d moved, %.2f system calls per span (%d for %d spans) (%s)\n",
+			100*share, recycled, moved, float64(calls)/float64(spans), calls, spans, control)
 	}
 	return nil
 }
@@ -55,7 +60,8 @@ func checkNumamem(ns []node) error {
 // then dropped and collected, so that the next round's buffers reuse
 // pages other Ps wrote. It prints the recycled pages sampled (resident
 // before the write), those on the writer's node, and the runtime's
-// moved and other (local, fresh, unmoved) page counts.
+// moved and other (local, fresh, unmoved) page counts, its system calls and
+// the spans Ps took.
 func childNumamem() {
 	const rounds, bufs = 6, 2048
 	var recycled, onNode [64]uint64
@@ -96,19 +102,17 @@ func childNumamem() {
 		sumO += onNode[k]
 	}
 	s := []metrics.Sample{{Name: "/memory/numa/pages-moved:pages"}, {Name: "/memory/numa/pages-local:pages"},
-		{Name: "/memory/numa/pages-fresh:pages"}, {Name: "/memory/numa/pages-unmoved:pages"}}
+		{Name: "/memory/numa/pages-fresh:pages"}, {Name: "/memory/numa/pages-unmoved:pages"},
+		{Name: "/memory/numa/syscalls:calls"}, {Name: "/memory/numa/spans:spans"}}
 	metrics.Read(s)
-	other := uint64(0)
-	for _, x := range s[1:] {
+	value := func(x metrics.Sample) uint64 {
 		if x.Value.Kind() == metrics.KindUint64 {
-			other += x.Value.Uint64()
+			return x.Value.Uint64()
 		}
+		return 0
 	}
-	moved := uint64(0)
-	if s[0].Value.Kind() == metrics.KindUint64 {
-		moved = s[0].Value.Uint64()
-	}
-	fmt.Printf("numamem %d %d %d %d\n", sumR, sumO, moved, other)
+	other := value(s[1]) + value(s[2]) + value(s[3])
+	fmt.Printf("numamem %d %d %d %d %d %d\n", sumR, sumO, value(s[0]), other, value(s[4]), value(s[5]))
 }
 
 // checkExempt: with numa=1,numaexempt=1 the heap's mappings carry the

@@ -9,7 +9,7 @@ import (
 // SchedlabKnobs are the GODEBUG settings added by the patched runtime.
 var SchedlabKnobs = []string{
 	"timeslice", "sysmontick", "sysmonmaxtick", "sysmonidle", "sysmonnetpoll",
-	"numa", "numabind", "numaexempt", "numafake", "numamem", "numaplace", "numasteal", "numatrace", "numawake",
+	"numa", "numabind", "numaconfine", "numaexempt", "numafake", "numamem", "numaplace", "numasteal", "numatrace", "numawake",
 	"tracesteal",
 }
 
