@@ -5,8 +5,10 @@ Go benchmark lines (committed as <out>-movepages/estimate.txt).
 
 - T(n), the time of numaMovePages over a span of n resident local 4 KiB
   pages (<out>-movepages/bench.txt, medians): fitted as a + b*n through
-  n = 2 and n = 128 (one call per 64 pages, so two calls at 128: the fit
-  is per page b and per call a, with a read from T(2) - 2b).
+  n = 2 and n = 128, one call per 64 pages, so one call at 2 pages and
+  two at 128: T(2) = a + 2b, T(128) = 2a + 128b, per call a and per
+  page b. (Until 2026-12-06 the script fitted 128 pages as one call,
+  which put b at 202.0 ns/page and a at 323 ns/call.)
 - pages looked up per op in the guests (<out>-{2,4}node, bind1-mem's
   numamem-pages/op median).
 - the host's time per op of stock at GOMAXPROCS=1 (<out>-hostbase).
@@ -50,7 +52,9 @@ def csv_center(path, unit, bench, variant):
 mp = f"{out}-movepages/bench.txt"
 t2 = bench_median(mp, "BenchmarkNUMAMovePages/local/pages=2")
 t128 = bench_median(mp, "BenchmarkNUMAMovePages/local/pages=128")
-b = (t128 - t2) / 126  # ns per page
+# T(2) = a + 2b and T(128) = 2a + 128b (two calls of 64 pages), so
+# T(128) - 2T(2) = 124b.
+b = (t128 - 2 * t2) / 124  # ns per page
 a = t2 - 2 * b  # ns per call
 lines = [f"BenchmarkLookupModel 1 {b:.1f} ns/page {a:.0f} ns/call"]
 for bench in ["ParallelAlloc", "GCHeavy"]:

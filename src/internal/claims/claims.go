@@ -58,7 +58,10 @@
 // only numbers that a claim quotes: Uncited lists the others, except
 // integers without a unit sign, which name settings and counts (6
 // rounds, 512 MiB, 2 nodes) more often than measurements, and numbers
-// inside names (go1.27.4).
+// inside names (go1.27.4). Durations are checked, integers or not
+// ("919µs"); a duration the folder was configured with (Settings: a
+// knob's value, the benchtime) or one the code fixes (SpecDurations)
+// needs no claim.
 package claims
 
 import (
@@ -502,8 +505,14 @@ func parseQuoted(quoted string) (x, half float64, ok bool) {
 }
 
 // Uncited returns the numbers of text that no claim quotes and that
-// have a decimal point, a k or a % (see the package doc).
-func Uncited(text string, cs []Claim) []string {
+// have a decimal point, a k, M or G, a % or a duration's unit (ns, µs,
+// ms; see the package doc), except those in allowed: settings
+// (Settings) and durations the code fixes (SpecDurations), which are
+// not measurements.
+func Uncited(text string, cs []Claim, allowed ...string) []string {
+	for _, a := range allowed {
+		cs = append(cs, Claim{Quoted: a})
+	}
 	var out []string
 	for _, q := range uncited(text, cs) {
 		out = append(out, q.text)
@@ -532,7 +541,7 @@ func uncited(text string, cs []Claim) []quote {
 		if loc[0] > 0 && strings.HasPrefix(m, "-") && strings.ContainsRune("0123456789%s", rune(text[loc[0]-1])) {
 			m, off = m[1:], off+1 // the dash of a range: 0.500-0.537, 43%-54%, 36.7µs-40.7µs
 		}
-		if !strings.ContainsAny(m, ".kMG%") {
+		if !strings.ContainsAny(m, ".kMG%") && !isDuration(m) {
 			continue
 		}
 		if !quoted[normal(m)] {
@@ -540,6 +549,13 @@ func uncited(text string, cs []Claim) []quote {
 		}
 	}
 	return out
+}
+
+// isDuration reports whether m, a match of number, ends in a duration's
+// unit (benchstat's bare n and µ are checked by the decimal point they
+// come with).
+func isDuration(m string) bool {
+	return strings.HasSuffix(m, "ns") || strings.HasSuffix(m, "µs") || strings.HasSuffix(m, "ms")
 }
 
 func isLetter(b byte) bool { return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' }

@@ -163,8 +163,8 @@ var All = []Mutant{
 		Name: "runq-overflow-count", Patch: "0024",
 		What:  "runqputslow counts an overflow and the goroutines it moved",
 		File:  "src/runtime/schedstats.go",
-		Old:   "\tpp.schedStats.runqOverflows++",
-		New:   "\t_ = pp.schedStats.runqOverflows",
+		Old:   "\tschedStatAdd(&pp.schedStats.runqOverflows, 1)",
+		New:   "\t_ = &pp.schedStats.runqOverflows",
 		Tests: "^TestSchedStats",
 	},
 	{
