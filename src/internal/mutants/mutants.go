@@ -64,6 +64,14 @@ var All = []Mutant{
 		Tests: "^TestNUMA",
 	},
 	{
+		Name: "steal-order", Patch: "0010",
+		What:  "a thief with numasteal set enumerates victims in its node's order, its own node first",
+		File:  "src/runtime/numa_steal.go",
+		Old:   "\tif numaActive && debug.numasteal != 0 {\n\t\treturn numaSteal.start(pp.numaNode, localOnly)",
+		New:   "\tif false {\n\t\treturn numaSteal.start(pp.numaNode, localOnly)",
+		Tests: "^TestNUMA",
+	},
+	{
 		Name: "wakep-repick", Patch: "0011",
 		What:  "wakep takes an idle P on the waker's node",
 		File:  "src/runtime/proc.go",
