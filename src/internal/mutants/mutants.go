@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -271,7 +272,11 @@ func Run(ctx context.Context, dir, gocmd string, ms []Mutant, log io.Writer, log
 			default:
 				r.Killed = true
 				for _, f := range failLine.FindAllSubmatch(out, -1) {
-					r.Failed = append(r.Failed, string(f[1]))
+					// A test that reruns the test binary prints
+					// its child's FAIL line too: name it once.
+					if name := string(f[1]); !slices.Contains(r.Failed, name) {
+						r.Failed = append(r.Failed, name)
+					}
 				}
 			}
 		}
