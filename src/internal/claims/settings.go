@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,7 +48,7 @@ func Settings(dir string) ([]string, error) {
 	for _, v := range meta.Variants {
 		for _, kv := range strings.Split(v.GODEBUG, ",") {
 			k, val, ok := strings.Cut(kv, "=")
-			if !ok || !isTimeKnob(k) {
+			if !ok || !slices.Contains(timeKnobs, k) {
 				continue
 			}
 			us, err := strconv.ParseInt(val, 10, 64)
@@ -58,15 +59,6 @@ func Settings(dir string) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-func isTimeKnob(k string) bool {
-	for _, t := range timeKnobs {
-		if k == t {
-			return true
-		}
-	}
-	return false
 }
 
 // Durations returns the ways prose writes d exactly: in the largest of
