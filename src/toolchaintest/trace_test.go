@@ -75,7 +75,7 @@ func main() {
 }
 `
 
-// stealEventNames are the Steal experiment's events (patches 0018, 0025).
+// stealEventNames are the Steal experiment's events (patches 0016, 0021).
 var stealEventNames = []string{"WorkSteal", "TimerSteal", "NUMAHop", "NUMABind", "SlicePreempt", "ProcNUMANode", "NUMADistance", "RunqOverflow"}
 
 // TestTraceStockPerfettoLatency traces floodProgram with the patched

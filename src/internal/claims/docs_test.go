@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -47,11 +48,21 @@ func TestDocsQuoteClaims(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(root, doc)
 		text := string(b)
+		var refs map[string]string
 		if strings.HasSuffix(doc, ".patch") {
 			// The commit message only: the diff's numbers are code.
 			text, _, _ = strings.Cut(text, "\n---\n")
+			refs = messageRefs(text)
 		}
 		for _, para := range Paragraphs(text) {
+			// A commit message cites a folder as a numbered reference,
+			// "[1]", listed after the prose: the paragraph quotes what
+			// the folders of its references hold.
+			for _, m := range refMark.FindAllStringSubmatch(para, -1) {
+				if f, ok := refs[m[1]]; ok {
+					para += "\n" + f
+				}
+			}
 			links := FolderLink.FindAllStringSubmatch(para, -1)
 			if len(links) == 0 {
 				continue
@@ -93,5 +104,106 @@ func TestDocsQuoteClaims(t *testing.T) {
 	t.Logf("%d paragraphs citing folders with claims checked; %d citing a folder without claims quote no number", checked, unchecked)
 	if checked == 0 {
 		t.Errorf("no paragraph checked: the link pattern or the claims files are broken")
+	}
+}
+
+// refMark is a numbered reference in a commit message's prose, and
+// refLine the line after the prose that names it.
+var (
+	refMark = regexp.MustCompile(`\[([0-9]+)\]`)
+	refLine = regexp.MustCompile(`(?m)^\[([0-9]+)\] .*?(results/\S+)`)
+)
+
+// messageRefs maps the numbered references of a commit message to the
+// results folder each names.
+func messageRefs(msg string) map[string]string {
+	refs := map[string]string{}
+	for _, m := range refLine.FindAllStringSubmatch(msg, -1) {
+		refs[m[1]] = m[2]
+	}
+	return refs
+}
+
+// TestSeriesTable checks the table of docs/design/README.md that lists
+// the series patch by patch (with each patch's upstream status, which
+// the commit messages do not carry): one row per file of patches/, in
+// order, with the patch's subject and the upstream issues its message's
+// For/Updates line names. It also checks that every patch file name
+// quoted in README, CONTRIBUTING and docs/ is one of patches/, so that a
+// renumbered series cannot leave a stale name behind.
+func TestSeriesTable(t *testing.T) {
+	root, err := toolchain.FindRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "patches", "*.patch"))
+	if len(files) == 0 {
+		t.Fatal("no patches")
+	}
+	b, err := os.ReadFile(filepath.Join(root, "docs", "design", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `([0-9]{4}-[^`]+\\.patch)` \\| ([^|]+) \\| [^|]* \\| ([^|]+) \\| ([^|]+) \\|$")
+	rows := row.FindAllStringSubmatch(string(b), -1)
+	names := map[string]bool{}
+	for i, f := range files {
+		name := filepath.Base(f)
+		names[name] = true
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, _, _ := strings.Cut(string(data), "\n---\n")
+		subject := regexp.MustCompile(`(?m)^Subject: \[PATCH\] (.*(?:\n .*)*)`).FindStringSubmatch(msg)
+		if subject == nil {
+			t.Fatalf("%s: no subject", name)
+		}
+		subj := strings.ReplaceAll(subject[1], "\n ", " ")
+		var issues []string
+		for _, m := range regexp.MustCompile(`(?m)^(?:For|Updates) (#.*)$`).FindAllStringSubmatch(msg, -1) {
+			for _, n := range regexp.MustCompile(`#[0-9]+`).FindAllString(m[1], -1) {
+				issues = append(issues, "golang/go"+n)
+			}
+		}
+		want := strings.Join(issues, ", ")
+		if want == "" {
+			want = "none"
+		}
+		if i >= len(rows) {
+			t.Errorf("docs/design/README.md: no row for %s", name)
+			continue
+		}
+		r := rows[i]
+		if r[1] != name || strings.TrimSpace(r[2]) != subj || strings.TrimSpace(r[3]) != want {
+			t.Errorf("docs/design/README.md row %d = %s | %s | %s, want %s | %s | %s", i+1, r[1], strings.TrimSpace(r[2]), strings.TrimSpace(r[3]), name, subj, want)
+		}
+		if st := strings.TrimSpace(r[4]); !strings.HasPrefix(st, "not forwarded") && !strings.HasPrefix(st, "not needed") && !strings.HasPrefix(st, "CL ") && !strings.HasPrefix(st, "merged") {
+			t.Errorf("%s: upstream status %q is none of not forwarded, not needed, CL N, merged", name, st)
+		}
+	}
+	if len(rows) > len(files) {
+		t.Errorf("docs/design/README.md lists %d patches, patches/ has %d", len(rows), len(files))
+	}
+
+	docs := []string{filepath.Join(root, "README.md"), filepath.Join(root, "CONTRIBUTING.md")}
+	filepath.WalkDir(filepath.Join(root, "docs"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+			docs = append(docs, p)
+		}
+		return nil
+	})
+	quoted := regexp.MustCompile(`[0-9]{4}-[A-Za-z0-9._-]+\.patch`)
+	for _, doc := range docs {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, doc)
+		for _, q := range quoted.FindAllString(string(b), -1) {
+			if !names[q] {
+				t.Errorf("%s quotes %s, which is not in patches/", rel, q)
+			}
+		}
 	}
 }

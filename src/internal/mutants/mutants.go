@@ -28,7 +28,7 @@ import (
 // A Mutant is one mechanism disabled by one edit.
 type Mutant struct {
 	Name  string // short, unique
-	Patch string // the patch whose mechanism it disables, e.g. "0014"
+	Patch string // the patch whose mechanism it disables, e.g. "0013"
 	What  string // the mechanism, as the patch names it
 	File  string // relative to GOROOT
 	Old   string // must occur exactly once in File
@@ -81,7 +81,7 @@ var All = []Mutant{
 		Tests: "^TestNUMA",
 	},
 	{
-		Name: "wakeup-count", Patch: "0015",
+		Name: "wakeup-count", Patch: "0014",
 		What:  "a wakeup counts as local or remote to the work's node",
 		File:  "src/runtime/numa.go",
 		Old:   "\tif pp.numaNode != node {\n\t\ts.numaWakeupsRemote++",
@@ -89,7 +89,7 @@ var All = []Mutant{
 		Tests: "^TestNUMA",
 	},
 	{
-		Name: "leave-remote", Patch: "0015",
+		Name: "leave-remote", Patch: "0014",
 		What:  "a thief leaves remote work to an idle P of its node",
 		File:  "src/runtime/numa_steal.go",
 		Old:   "\tif debug.numasteal < 2 || p2.numaNode == pp.numaNode {",
@@ -97,7 +97,7 @@ var All = []Mutant{
 		Tests: "^TestNUMA",
 	},
 	{
-		Name: "lock-unbind", Patch: "0014",
+		Name: "lock-unbind", Patch: "0013",
 		What:  "a locked thread gets the process's mask",
 		File:  "src/runtime/proc.go",
 		Old:   "\t\tnumaUnbindForLock(gp.m) // a locked thread has the process's mask",
@@ -105,7 +105,7 @@ var All = []Mutant{
 		Tests: "^TestNUMA",
 	},
 	{
-		Name: "cgo-unbind", Patch: "0014",
+		Name: "cgo-unbind", Patch: "0013",
 		What:  "a thread calling C gets the process's mask, for threads C creates",
 		File:  "src/runtime/cgocall.go",
 		Old:   "\t\tnumaUnbindHold(mp) // threads that C creates inherit the mask",
@@ -113,7 +113,7 @@ var All = []Mutant{
 		Tests: "^TestNUMA",
 	},
 	{
-		Name: "cgo-rebind-hold", Patch: "0014",
+		Name: "cgo-rebind-hold", Patch: "0013",
 		What:  "a thread stays unbound for a millisecond after a C call",
 		File:  "src/runtime/cgocall.go",
 		Old:   "\t\tnumaUnbindHold(mp) // threads that C creates inherit the mask",
@@ -121,7 +121,7 @@ var All = []Mutant{
 		Tests: "^TestNUMA",
 	},
 	{
-		Name: "exec-unbind", Patch: "0014",
+		Name: "exec-unbind", Patch: "0013",
 		What:  "syscall.Exec runs execve from a thread with the process's mask",
 		File:  "src/runtime/numa_linux.go",
 		Old:   "func numaBeforeExec() {\n\tlockOSThread()\n}",
@@ -129,7 +129,7 @@ var All = []Mutant{
 		Tests: "^TestNUMABind",
 	},
 	{
-		Name: "fork-child-unbind", Patch: "0014",
+		Name: "fork-child-unbind", Patch: "0013",
 		What:  "the child of a fork from a bound thread gets the process's mask",
 		File:  "src/runtime/numa_linux.go",
 		Old:   "\tif getg().m.numaBound {\n\t\t// Linux's forkExec",
@@ -137,7 +137,7 @@ var All = []Mutant{
 		Tests: "^TestNUMABind",
 	},
 	{
-		Name: "mask-generation-check", Patch: "0014",
+		Name: "mask-generation-check", Patch: "0013",
 		What:  "a reader of the process's mask detects a rewritten buffer",
 		File:  "src/runtime/numa_linux.go",
 		Old:   "\treturn pm.begun.Load()-gen <= 1",
@@ -145,7 +145,7 @@ var All = []Mutant{
 		Tests: "^TestNUMAProcMask",
 	},
 	{
-		Name: "new-thread-unbind", Patch: "0014",
+		Name: "new-thread-unbind", Patch: "0013",
 		What:  "a new thread starts with the process's mask, not its creator's binding",
 		File:  "src/runtime/numa_linux.go",
 		Old:   "\tif !numaThreadsOn || mp.isextra {\n\t\treturn\n\t}\n\tkey := numaIdleKey()",
@@ -153,7 +153,7 @@ var All = []Mutant{
 		Tests: "^TestNUMA",
 	},
 	{
-		Name: "widen-rederive", Patch: "0014",
+		Name: "widen-rederive", Patch: "0013",
 		What:  "a widened mask rebuilds the topology and re-homes the Ps",
 		File:  "src/runtime/numa_linux.go",
 		Old:   "\tif !numaThreadsOn || numaSysfsDir != \"\" {",
@@ -161,7 +161,7 @@ var All = []Mutant{
 		Tests: "^TestNUMA(Widen|Narrow)",
 	},
 	{
-		Name: "left-work-kept", Patch: "0015",
+		Name: "left-work-kept", Patch: "0014",
 		What:  "a wakeup by a thread that left remote work follows numawake",
 		File:  "src/runtime/numa.go",
 		Old:   "\tnumaPreferIdle(near, 0)",
@@ -169,7 +169,7 @@ var All = []Mutant{
 		Tests: "^TestNUMA",
 	},
 	{
-		Name: "runq-overflow-count", Patch: "0024",
+		Name: "runq-overflow-count", Patch: "0020",
 		What:  "runqputslow counts an overflow and the goroutines it moved",
 		File:  "src/runtime/schedstats.go",
 		Old:   "\tschedStatAdd(&pp.schedStats.runqOverflows, 1)",
@@ -177,7 +177,7 @@ var All = []Mutant{
 		Tests: "^TestSchedStats",
 	},
 	{
-		Name: "confine-decision", Patch: "0026",
+		Name: "confine-decision", Patch: "0022",
 		What:  "a process whose GOMAXPROCS fits one node is confined to it",
 		File:  "src/runtime/numa_confine_linux.go",
 		Old:   "\t\tif i := (first + k) % t.nodes; t.ncpu[i] >= nprocs {",
@@ -185,7 +185,7 @@ var All = []Mutant{
 		Tests: "^TestNUMAConfine",
 	},
 	{
-		Name: "confine-sysmon", Patch: "0026",
+		Name: "confine-sysmon", Patch: "0022",
 		What:  "sysmon keeps to the confined node and follows a new decision",
 		File:  "src/runtime/numa_linux.go",
 		Old:   "\t\tnumaBindTo(mp, key)\n\t}\n\tif now-numaProc.last",
@@ -193,7 +193,7 @@ var All = []Mutant{
 		Tests: "^TestNUMAConfine",
 	},
 	{
-		Name: "confine-idle-threads", Patch: "0026",
+		Name: "confine-idle-threads", Patch: "0022",
 		What:  "idle Ms are restricted or widened when the decision changes",
 		File:  "src/runtime/numa_confine_linux.go",
 		Old:   "\t\tif numaSetThreadAffinity(mp.procid, &mask) {",

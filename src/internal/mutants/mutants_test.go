@@ -53,3 +53,53 @@ func TestMutantsApply(t *testing.T) {
 		}
 	}
 }
+
+// TestMutantsPatch checks that each mutant names a patch of patches/
+// that changes the mutant's file, and that the patch or a later one (a
+// later patch may rework the code) adds a line of the code the mutant
+// edits, so that a renumbered series cannot leave a mutant pointing at
+// another patch's mechanism.
+func TestMutantsPatch(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "patches")
+	for _, m := range All {
+		files, _ := filepath.Glob(filepath.Join(dir, m.Patch+"-*.patch"))
+		if len(files) != 1 {
+			t.Errorf("mutant %s: patch %s matches %d files of patches/", m.Name, m.Patch, len(files))
+			continue
+		}
+		b, err := os.ReadFile(files[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		if !strings.Contains(text, "\ndiff --git a/"+m.File+" b/"+m.File+"\n") {
+			t.Errorf("mutant %s: %s does not change %s", m.Name, filepath.Base(files[0]), m.File)
+		}
+		later, _ := filepath.Glob(filepath.Join(dir, "*.patch"))
+		addedLines := map[string]bool{}
+		for _, f := range later {
+			if filepath.Base(f) < filepath.Base(files[0]) {
+				continue
+			}
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range strings.Split(string(b), "\n") {
+				if strings.HasPrefix(l, "+") && !strings.HasPrefix(l, "+++") {
+					addedLines[strings.TrimSpace(l[1:])] = true
+				}
+			}
+		}
+		added := false
+		for _, l := range strings.Split(m.Old, "\n") {
+			if l = strings.TrimSpace(l); l != "" && addedLines[l] {
+				added = true
+			}
+		}
+		if !added {
+			t.Errorf("mutant %s: neither %s nor a later patch adds a line of the code it edits", m.Name, filepath.Base(files[0]))
+		}
+	}
+}

@@ -73,11 +73,17 @@ var (
 	patchNameRE = regexp.MustCompile(`^[0-9]{4}-[A-Za-z0-9._-]+\.patch$`)
 	// Go's convention: "pkg/path: lowercase verb phrase", several packages
 	// comma-separated, no trailing period.
-	subjectRE  = regexp.MustCompile(`^[a-z0-9_./{}*-]+(, ?[a-z0-9_./{}*-]+)*: [a-z0-9].*[^.]$`)
-	upstreamRE = regexp.MustCompile(`^Upstream: (not-forwarded|not-needed|golang/go#[0-9]+|CL [0-9]+|https://go\.dev/(issue|cl)/[0-9]+|https://go-review\.googlesource\.com/c/go/\+/[0-9]+)$`)
+	subjectRE = regexp.MustCompile(`^[a-z0-9_./{}*-]+(, ?[a-z0-9_./{}*-]+)*: [a-z0-9].*[^.]$`)
+	// Evidence is cited the way upstream messages cite data kept
+	// elsewhere: a numbered reference in the prose ("[1]") and, after
+	// the prose, one line per reference naming it.
+	refMarkRE = regexp.MustCompile(`\[([0-9]+)\]`)
+	refLineRE = regexp.MustCompile(`^\[([0-9]+)\] \S`)
 )
 
-const maxSubject = 76
+// maxSubject is the longest subject line; upstream reviewers ask for
+// shorter than about 72 characters.
+const maxSubject = 72
 
 // Lint returns every violation of the series rules in a patch.
 func (p Patch) Lint() []string {
@@ -95,20 +101,38 @@ func (p Patch) Lint() []string {
 		bad("subject is %d characters, want at most %d", len(p.Subject), maxSubject)
 	}
 	var prose []string
-	last := ""
+	marks, refs := map[string]bool{}, map[string]bool{}
 	for _, l := range p.Body {
-		if strings.TrimSpace(l) != "" {
-			last = l
-		}
-		if strings.TrimSpace(l) != "" && !strings.HasPrefix(l, "Upstream:") && !strings.HasPrefix(l, "For #") && !strings.HasPrefix(l, "Updates #") {
+		t := strings.TrimSpace(l)
+		switch {
+		case t == "":
+		case strings.HasPrefix(l, "Upstream:"):
+			bad("an %q trailer is not upstream's style: the upstream status of each patch is in docs/design/README.md", l)
+		case refLineRE.MatchString(l):
+			refs[refLineRE.FindStringSubmatch(l)[1]] = true
+		case strings.HasPrefix(l, "For #"), strings.HasPrefix(l, "Updates #"), strings.HasPrefix(l, "Fixes #"):
+		default:
 			prose = append(prose, l)
+			if strings.Contains(l, "results/") {
+				bad("the prose cites a results folder (%q): cite it as a numbered reference ([1]) listed after the prose", t)
+			}
+			for _, m := range refMarkRE.FindAllStringSubmatch(l, -1) {
+				marks[m[1]] = true
+			}
 		}
 	}
 	if len(prose) == 0 {
 		bad("the body does not say why the change is needed")
 	}
-	if !upstreamRE.MatchString(last) {
-		bad("the body must end with an \"Upstream: not-forwarded|golang/go#N|CL N\" line, ends with %q", last)
+	for m := range marks {
+		if !refs[m] {
+			bad("reference [%s] has no line naming it after the prose", m)
+		}
+	}
+	for r := range refs {
+		if !marks[r] {
+			bad("reference [%s] is listed but not cited in the prose", r)
+		}
 	}
 	for _, l := range p.Body {
 		if len(l) > 76 && !strings.Contains(l, "://") && !strings.HasPrefix(l, "    ") {

@@ -41,9 +41,11 @@ Date: Sun, 29 Nov 2026 21:32:54 +0000
 Subject: [PATCH] runtime: count steal attempts per P so that experiments can
  see them
 
-Nobody can see how stealing behaves.
+Nobody can see how stealing behaves: a run measured none [1].
 
-Upstream: not-forwarded
+[1] schedlab results/2026-12-01-vm-x (series 0123456789ab)
+
+Updates #28808
 ---
  src/runtime/proc.go | 1 +
  1 file changed, 1 insertion(+)
@@ -74,13 +76,15 @@ func TestParsePatchAndLint(t *testing.T) {
 	}
 
 	cases := map[string]string{
-		"capitalised verb":  strings.Replace(goodPatch, "runtime: count", "runtime: Count", 1),
-		"no package":        strings.Replace(goodPatch, "runtime: count", "Count", 1),
-		"trailing period":   strings.Replace(goodPatch, "see them\n", "see them.\n", 1),
-		"no Upstream line":  strings.Replace(goodPatch, "Upstream: not-forwarded\n", "", 1),
-		"bad Upstream line": strings.Replace(goodPatch, "not-forwarded", "maybe", 1),
-		"no why":            strings.Replace(goodPatch, "Nobody can see how stealing behaves.\n\n", "", 1),
-		"subject too long":  strings.Replace(goodPatch, "so that", "so that far too many words make the subject long and then", 1),
+		"capitalised verb":     strings.Replace(goodPatch, "runtime: count", "runtime: Count", 1),
+		"no package":           strings.Replace(goodPatch, "runtime: count", "Count", 1),
+		"trailing period":      strings.Replace(goodPatch, "see them\n", "see them.\n", 1),
+		"Upstream trailer":     strings.Replace(goodPatch, "Updates #28808\n", "Updates #28808\n\nUpstream: not-forwarded\n", 1),
+		"folder in the prose":  strings.Replace(goodPatch, "measured none [1]", "measured none (results/2026-12-01-vm-x)", 1),
+		"reference not listed": strings.Replace(goodPatch, "[1] schedlab", "[2] schedlab", 1),
+		"reference not cited":  strings.Replace(goodPatch, "measured none [1]", "measured none", 1),
+		"no why":               strings.Replace(goodPatch, "Nobody can see how stealing behaves: a run measured none [1].\n\n", "", 1),
+		"subject too long":     strings.Replace(goodPatch, "so that", "so that a few more words make it", 1),
 	}
 	for name, text := range cases {
 		p, err := ParsePatch("0001-x.patch", []byte(text))

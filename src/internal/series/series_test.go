@@ -78,7 +78,7 @@ func commitFile(t *testing.T, s *Series, file, content, msg string) {
 	}
 }
 
-const patchMsg = "runtime: add a knob\n\nBecause experiments need it.\n\nUpstream: not-forwarded"
+const patchMsg = "runtime: add a knob\n\nBecause experiments need it."
 
 func TestApplyExtractRoundTrip(t *testing.T) {
 	rel := fakeRelease(t, "go1.98.0", "var tick = 20\n")
@@ -141,7 +141,7 @@ func TestApplyExtractRoundTrip(t *testing.T) {
 	}
 
 	// FORCE over an unextracted commit keeps it under a backup tag.
-	commitFile(t, s, "src/runtime/os.go", "package runtime\n\nconst os = 2\n", "runtime: change os\n\nWhy.\n\nUpstream: not-forwarded")
+	commitFile(t, s, "src/runtime/os.go", "package runtime\n\nconst os = 2\n", "runtime: change os\n\nWhy.")
 	if err := s.Apply(true); err != nil {
 		t.Fatal(err)
 	}
