@@ -18,7 +18,7 @@ FORCE ?= 0
 export FORCE
 
 .PHONY: all harness main toolchain apply extract rebase check check-rebase verify-repro env index test test-tools \
-	test-toolchain test-census test-vm test-runtime test-long test-slurm test-prefixes test-mutants bench study clean tools install
+	test-toolchain test-census test-vm test-runtime test-long test-slurm test-prefixes test-mutants bench study clean tools install bind
 
 all: toolchain main
 
@@ -95,6 +95,11 @@ test: test-tools toolchain check verify-repro test-toolchain test-census test-vm
 test-census: toolchain harness
 	@scripts/ensure-packages.sh valgrind=valgrind callgrind_annotate=valgrind
 	@$(SCHEDLAB) census -gate -layouts 3 -threshold 0.2 -out $(ROOT)/.cache/census
+
+# Rewrite results/BOUND.tsv after an intended edit of a document's
+# numbers (src/internal/claims/bound.go); refuses numbers nothing binds.
+bind:
+	$(HOSTGO) test ./src/internal/claims -run '^TestNumbersBound$$' -count=1 -update
 
 # Our Go code: the series tooling, the harness, black-box test helpers.
 test-tools:

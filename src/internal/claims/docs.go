@@ -62,3 +62,20 @@ func ByFolder(root string) (map[string][]Claim, error) {
 	}
 	return claims, errors.Join(errs...)
 }
+
+// refMark is a numbered reference in a commit message's prose, and
+// refLine the line after the prose that names it.
+var (
+	refMark = regexp.MustCompile(`\[([0-9]+)\]`)
+	refLine = regexp.MustCompile(`(?m)^\[([0-9]+)\] .*?(results/\S+)`)
+)
+
+// messageRefs maps the numbered references of a commit message to the
+// results folder each names.
+func messageRefs(msg string) map[string]string {
+	refs := map[string]string{}
+	for _, m := range refLine.FindAllStringSubmatch(msg, -1) {
+		refs[m[1]] = m[2]
+	}
+	return refs
+}

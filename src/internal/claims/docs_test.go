@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -107,23 +108,6 @@ func TestDocsQuoteClaims(t *testing.T) {
 	}
 }
 
-// refMark is a numbered reference in a commit message's prose, and
-// refLine the line after the prose that names it.
-var (
-	refMark = regexp.MustCompile(`\[([0-9]+)\]`)
-	refLine = regexp.MustCompile(`(?m)^\[([0-9]+)\] .*?(results/\S+)`)
-)
-
-// messageRefs maps the numbered references of a commit message to the
-// results folder each names.
-func messageRefs(msg string) map[string]string {
-	refs := map[string]string{}
-	for _, m := range refLine.FindAllStringSubmatch(msg, -1) {
-		refs[m[1]] = m[2]
-	}
-	return refs
-}
-
 // TestSeriesTable checks the table of docs/design/README.md that lists
 // the series patch by patch (with each patch's upstream status, which
 // the commit messages do not carry): one row per file of patches/, in
@@ -205,5 +189,55 @@ func TestSeriesTable(t *testing.T) {
 				t.Errorf("%s quotes %s, which is not in patches/", rel, q)
 			}
 		}
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite "+BoundFile+" (TestNumbersBound)")
+
+// TestNumbersBound checks every number of the bound documents (see
+// BoundFile) against the list: the same numbers in the same order, and
+// each with the binding it has now. With -update it rewrites the list,
+// refusing numbers that nothing binds unless the list had them.
+func TestNumbersBound(t *testing.T) {
+	root, err := toolchain.FindRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims, err := ByFolder(root)
+	if err != nil {
+		t.Error(err)
+	}
+	now, err := Bind(root, claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := ReadBound(root)
+	if err != nil && !*update {
+		t.Fatal(err)
+	}
+	if *update {
+		if nu := NewUnbound(old, now); len(nu) > 0 {
+			for _, b := range nu {
+				t.Errorf("%s paragraph %d: %s is no claim of a folder the paragraph links, no setting, spec, knob value, issue or patch number", b.Doc, b.Para, b.Quote)
+			}
+			t.Fatalf("%d new unbound numbers: %s not rewritten", len(nu), BoundFile)
+		}
+		if err := WriteBound(root, now); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	kinds := map[string]int{}
+	for _, b := range now {
+		kind, _, _ := strings.Cut(b.Binding, " ")
+		kinds[kind]++
+	}
+	t.Logf("%d numbers bound: %v", len(now), kinds)
+	diffs := DiffBound(old, now)
+	for _, d := range diffs {
+		t.Error(d)
+	}
+	if len(diffs) > 0 {
+		t.Errorf("%d documents differ from %s; after an intended edit run: go test ./src/internal/claims -run TestNumbersBound -update", len(diffs), BoundFile)
 	}
 }

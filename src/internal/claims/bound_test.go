@@ -1,0 +1,80 @@
+package claims
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBoundCatchesEdits makes the edits an audit of the evidence tried,
+// each to a copy of a small project, and checks that each changes what
+// Bind finds, so that TestNumbersBound fails on it: two numbers swapped,
+// another row's value quoted, an integer and a duration perturbed, in a
+// paragraph with a folder link and in one without.
+func TestBoundCatchesEdits(t *testing.T) {
+	readme := "# x\n\n" +
+		"The slice is 1.09ms at timeslice=1000 and 2.09ms at 2000; 357 to 373 switches ([slice](results/2026-11-30-vm-x/)).\n\n" +
+		"A build took 6m36s over 20 rounds; 36/36 runs passed, 4 times.\n"
+	claimsTSV := "id\tfile\tbase\tunit\tbench\tvariant\tfield\tquoted\n" +
+		"a\ts.txt\t-\t-\ta ([0-9.]+)\t-\tmatch\t1.09ms\n" +
+		"b\ts.txt\t-\t-\tb ([0-9.]+)\t-\tmatch\t2.09ms\n" +
+		"c\ts.txt\t-\t-\tc ([0-9.]+)\t-\tmatch\t5.11ms\n" +
+		"lo\ts.txt\t-\t-\tlo ([0-9]+)\t-\tmatch\t357\n" +
+		"hi\ts.txt\t-\t-\thi ([0-9]+)\t-\tmatch\t373\n"
+	setup := func(text string) string {
+		root := t.TempDir()
+		dir := filepath.Join(root, "results", "2026-11-30-vm-x")
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(dir, ClaimsFile), []byte(claimsTSV), 0o644)
+		os.WriteFile(filepath.Join(dir, "FINDINGS.md"), []byte("# F\n\nNothing.\n"), 0o644)
+		os.WriteFile(filepath.Join(root, "README.md"), []byte(text), 0o644)
+		return root
+	}
+	bind := func(root string) []Bound {
+		cs, err := ByFolder(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bs, err := Bind(root, cs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bs
+	}
+	base := bind(setup(readme))
+	for _, b := range base {
+		if b.Quote == "1.09ms" && b.Binding != "claim 2026-11-30-vm-x/a" || b.Quote == "373" && b.Binding != "claim 2026-11-30-vm-x/hi" || b.Quote == "1000" && b.Binding != "knob" {
+			t.Errorf("%s bound as %q", b.Quote, b.Binding)
+		}
+	}
+	for name, edit := range map[string][2]string{
+		"swap two numbers":       {"1.09ms at timeslice=1000 and 2.09ms", "2.09ms at timeslice=1000 and 1.09ms"},
+		"another row's value":    {"2.09ms at 2000", "5.11ms at 2000"},
+		"integer, linked":        {"357 to 373", "357 to 372"},
+		"duration, unlinked":     {"6m36s", "6m37s"},
+		"integer, unlinked":      {"20 rounds", "21 rounds"},
+		"count, unlinked":        {"36/36", "35/36"},
+		"times, unlinked":        {"4 times", "5 times"},
+		"setting, linked":        {"timeslice=1000", "timeslice=100"},
+		"number added, unlinked": {"over 20 rounds", "over 20 rounds of 3"},
+	} {
+		if !strings.Contains(readme, edit[0]) {
+			t.Fatalf("%s: %q not in the text", name, edit[0])
+		}
+		now := bind(setup(strings.Replace(readme, edit[0], edit[1], 1)))
+		if d := DiffBound(base, now); len(d) == 0 {
+			t.Errorf("%s: the edit passes", name)
+		}
+	}
+	if d := DiffBound(base, bind(setup(readme))); len(d) != 0 {
+		t.Errorf("unchanged text differs: %v", d)
+	}
+	// A new number nothing binds is refused by -update; one that an old
+	// list had unbound in the same document is kept.
+	now := bind(setup(strings.Replace(readme, "4 times", "4 times and 9 more", 1)))
+	nu := NewUnbound(base, now)
+	if len(nu) != 1 || nu[0].Quote != "9" {
+		t.Errorf("NewUnbound = %v, want the 9", nu)
+	}
+}
