@@ -8,11 +8,12 @@
 # no test. VARIANTS picks variants (default: the first four):
 #   numa0        GODEBUG unset
 #   bind1        GODEBUG=numa=1,numafake=2,numabind=1 for the go command;
-#                since patch 0017 the go command drops the knobs for the
+#                since the cmd/go patch (0027; 0017 before series
+#                4c449e2e7e8f) the go command drops the knobs for the
 #                tools it runs
 #   numa0-tools  as numa0, through the -toolexec wrapper (its own cost)
 #   bind1-tools  as bind1, and the wrapper gives every tool the knobs:
-#                the build as it was before patch 0017, a multi-process
+#                the build as it was before that patch, a multi-process
 #                program whose every process binds its threads
 #   numa1-tools, bind2-tools: the same with numa=1,numafake=2 (no
 #                binding), and with numabind=2
