@@ -574,13 +574,5 @@ var code = regexp.MustCompile("`[^`]*`|\\]\\([^)]*\\)")
 // stripCode blanks code spans and link targets, keeping every other
 // byte where it was.
 func stripCode(text string) string {
-	return code.ReplaceAllStringFunc(text, func(m string) string {
-		b := []byte(m)
-		for i := range b {
-			if b[i] != '\n' {
-				b[i] = ' '
-			}
-		}
-		return string(b)
-	})
+	return blank(code, text)
 }
