@@ -112,6 +112,7 @@ func Quotes(text string, isPatch bool) (paras []string, quotes [][]quote) {
 	var refs map[string]string
 	if isPatch {
 		text, _, _ = strings.Cut(text, "\n---\n")
+		text = messageOnly(text)
 		refs = messageRefs(text)
 	}
 	text = blank(fenced, text)
@@ -141,6 +142,25 @@ func Quotes(text string, isPatch bool) (paras []string, quotes [][]quote) {
 		quotes = append(quotes, qs)
 	}
 	return paras, quotes
+}
+
+// messageOnly returns the subject and body of a format-patch mbox
+// message: its other headers (From, Date) are not prose.
+func messageOnly(mbox string) string {
+	headers, body, _ := strings.Cut(mbox, "\n\n")
+	var subject []string
+	in := false
+	for _, l := range strings.Split(headers, "\n") {
+		switch {
+		case strings.HasPrefix(l, "Subject: "):
+			subject, in = append(subject, strings.TrimPrefix(l, "Subject: ")), true
+		case in && strings.HasPrefix(l, " "):
+			subject = append(subject, l)
+		default:
+			in = false
+		}
+	}
+	return strings.Join(subject, "\n") + "\n\n" + body
 }
 
 // refLineAt reports whether off is the number of a reference mark.
@@ -288,12 +308,21 @@ func WriteBound(root string, bs []Bound) error {
 }
 
 // NewUnbound returns the unbound numbers of now that old does not have
-// unbound in the same document (as many times).
+// unbound in the same document (as many times). The commit messages
+// count as one document, so that renaming or reordering patches carries
+// their numbers.
 func NewUnbound(old, now []Bound) []Bound {
+	key := func(b Bound) string {
+		doc := b.Doc
+		if strings.HasPrefix(doc, "patches"+string(filepath.Separator)) {
+			doc = "patches"
+		}
+		return doc + "\t" + normal(b.Quote)
+	}
 	have := map[string]int{}
 	for _, b := range old {
 		if b.Binding == "unbound" {
-			have[b.Doc+"\t"+normal(b.Quote)]++
+			have[key(b)]++
 		}
 	}
 	var out []Bound
@@ -301,8 +330,7 @@ func NewUnbound(old, now []Bound) []Bound {
 		if b.Binding != "unbound" {
 			continue
 		}
-		k := b.Doc + "\t" + normal(b.Quote)
-		if have[k] > 0 {
+		if k := key(b); have[k] > 0 {
 			have[k]--
 			continue
 		}
