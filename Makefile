@@ -18,7 +18,7 @@ FORCE ?= 0
 export FORCE
 
 .PHONY: all harness main toolchain apply extract rebase check check-rebase verify-repro env index test test-tools \
-	test-toolchain test-census test-vm test-runtime test-long test-slurm test-prefixes test-mutants bench study clean tools install bind
+	test-toolchain test-census test-vm test-runtime test-long test-slurm test-prefixes test-mutants bench study studies clean tools install bind
 
 all: toolchain main
 
@@ -84,6 +84,11 @@ bench: toolchain harness
 # One of the studies in results/: STUDY=cost|timeslice|sysmontick|numa|guest-numa|multiproc|steal|tracecost|pauses|timeline (scripts/study.sh).
 study: toolchain harness
 	@scripts/study.sh $(STUDY)
+
+# The headline studies on the current series, resumable (scripts/studies.sh):
+# STUDIES selects, DRY=1 only lists. Hours on two cores.
+studies: toolchain harness
+	@scripts/studies.sh
 
 test: test-tools toolchain check verify-repro test-toolchain test-census test-vm test-runtime
 
