@@ -27,7 +27,9 @@ import (
 //	                     declares it
 //	knob                 a value after a knob's or variable's name
 //	                     (numa=1, GOMAXPROCS=8), a setting, not a result
-//	issue                an issue number (#28808)
+//	issue                an issue number (#28808, issue 52)
+//	list                 an ordered list's item number
+//	version              a Go release (Go ≥ 1.21)
 //	patch                a patch number (0013; TestSeriesTable checks
 //	                     the names)
 //	unbound              none of these: numbers written before the
@@ -263,8 +265,12 @@ func bind(root, para string, q quote, folders []string, claims map[string][]Clai
 	switch {
 	case knobName.MatchString(before):
 		return "knob"
-	case strings.HasSuffix(before, "#"):
+	case strings.HasSuffix(before, "#") || issueWord.MatchString(before):
 		return "issue"
+	case listItem.MatchString(before) && strings.HasPrefix(s[q.off+len(q.text):], ". "):
+		return "list"
+	case goVersion.MatchString(before) && strings.HasPrefix(q.text, "1."):
+		return "version"
 	case len(q.text) == 4 && strings.HasPrefix(q.text, "00"):
 		return "patch"
 	}
@@ -338,6 +344,15 @@ func NewUnbound(old, now []Bound) []Bound {
 	}
 	return out
 }
+
+var (
+	// issueWord ends the text before an issue's number: "issue 52".
+	issueWord = regexp.MustCompile(`(?i)\bissues? $`)
+	// listItem is the start of a line before an ordered list's number.
+	listItem = regexp.MustCompile(`(?:^|\n)\s*$`)
+	// goVersion ends the text before a Go release's number: "Go ≥ 1.21".
+	goVersion = regexp.MustCompile(`\bGo (?:≥ |>= )?$`)
+)
 
 // knobRow matches a table row about a knob: | `name` | ...
 var knobRow = regexp.MustCompile("^\\| `([a-z]+)` \\|")
