@@ -62,6 +62,7 @@ commands:
   vm       run a static program in a multi-node NUMA guest (QEMU) and exit with its status
   index    write results/INDEX.md and INDEX.json: every results folder, its series, runtime and status
   metadata write metadata.json for a results folder another command made (a test log, a script's output)
+  replot   redraw the figures of results folders from their data, in the current figure style
   claims    draft claims.tsv lines for numbers that prose quotes from results folders
 
 Run 'schedlab <command> -h' for the flags of a command.
@@ -82,6 +83,8 @@ func main() {
 		err = cmdCompare(args)
 	case "report":
 		err = cmdReport(args)
+	case "replot":
+		err = cmdReplot(args)
 	case "merge":
 		err = cmdMerge(args)
 	case "campaign":

@@ -1,6 +1,8 @@
 package plots
 
 import (
+	"bytes"
+	"fmt"
 	"image/color"
 	"io"
 	"math"
@@ -18,36 +20,43 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 )
 
-// SaveDrawing writes a figure that draw paints onto one canvas (several
+// SaveDrawing writes a figure that paint paints onto one canvas (several
 // plots tiled, a key beside them) as an SVG at path and as a 200-dpi PNG
-// beside it, as Save writes one plot.
-func SaveDrawing(w, h vg.Length, path string, paint func(draw.Canvas)) error {
+// beside it, as Save writes one plot. f lists what paint draws: both
+// files carry its description (Describe), and a figure that breaks the
+// figure style (FigureDesc.Check) is not written.
+func SaveDrawing(w, h vg.Length, path string, paint func(draw.Canvas), f Figure) error {
+	d := Describe(f, w, h)
+	if err := checkFigure(path, d); err != nil {
+		return err
+	}
 	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
 	c, err := draw.NewFormattedCanvas(w, h, format)
 	if err != nil {
 		return err
 	}
 	paint(draw.New(c))
-	if err := writeTo(path, c); err != nil {
+	if err := writeTo(path, c, d, descSVG); err != nil {
 		return err
 	}
 	img := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(200))}
 	paint(draw.New(img))
-	return writeTo(strings.TrimSuffix(path, ".svg")+".png", img)
+	return writeTo(strings.TrimSuffix(path, ".svg")+".png", img, d, descPNG)
 }
 
+// writeTo writes what c renders, with d inserted by insert, to path.
 func writeTo(path string, c interface {
 	WriteTo(w io.Writer) (int64, error)
-}) error {
-	f, err := os.Create(path)
+}, d FigureDesc, insert func([]byte, FigureDesc) ([]byte, error)) error {
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return err
+	}
+	out, err := insert(b.Bytes(), d)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %v", path, err)
 	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return os.WriteFile(path, out, 0o644)
 }
 
 // LogCountScale colours the cells of heat maps of counts on a log scale,
@@ -107,11 +116,12 @@ func (s *LogCountScale) keyRange() (lo, hi float64) {
 }
 
 // Key draws the scale's colour bar, horizontally, its axis labelled
-// label with "(log scale)" added.
+// label, whose unit in parentheses gets ", log scale" added:
+// "runs per cell (count)" becomes "runs per cell (count, log scale)".
 func (s *LogCountScale) Key(label string) *plot.Plot {
 	p := plot.New()
 	p.Add(s.HeatMap(keyGrid{s}))
-	p.X.Label.Text = label + " (log scale)"
+	p.X.Label.Text = LogLabel(label)
 	p.X.Tick.Marker = Log10Ticks
 	p.X.Min, p.X.Max = s.keyRange()
 	p.Y.Min, p.Y.Max = -0.5, 0.5
@@ -150,26 +160,53 @@ func (log10Ticks) Ticks(lo, hi float64) []plot.Tick {
 }
 
 // PowLabel writes a tick value of a log axis compactly: 0.01, 0.5, 20,
-// 1000, then 10⁴, 2×10⁵ (never computer notation such as 1e4).
+// 1000, then 10⁴, 2×10⁵, and 10⁻⁴ below 0.001 (never computer notation
+// such as 1e4).
 func PowLabel(v float64) string {
-	if v >= 1e4 {
-		e := math.Floor(math.Log10(v) + 1e-9)
+	if a := math.Abs(v); a >= 1e4 || (a > 0 && a < 1e-3) {
+		e := math.Floor(math.Log10(a) + 1e-9)
 		exp := superscript(int(e))
-		if m := v / math.Pow(10, e); math.Abs(m-1) > 1e-9 {
+		if m := v / math.Pow(10, e); math.Abs(math.Abs(m)-1) > 1e-9 {
 			return strconv.FormatFloat(m, 'g', 3, 64) + "×10" + exp
+		}
+		if v < 0 {
+			return "−10" + exp
 		}
 		return "10" + exp
 	}
 	return strconv.FormatFloat(v, 'g', 4, 64)
 }
 
-// superscript writes a non-negative integer in Unicode superscript digits.
+// superscript writes an integer in Unicode superscript digits.
 func superscript(n int) string {
-	const digits = "⁰¹²³⁴⁵⁶⁷⁸⁹"
 	var b strings.Builder
+	if n < 0 {
+		b.WriteString("⁻")
+		n = -n
+	}
+	digits := []rune(superscriptDigits)
 	for _, c := range strconv.Itoa(n) {
-		i := int(c - '0')
-		b.WriteString(string([]rune(digits)[i]))
+		b.WriteRune(digits[c-'0'])
 	}
 	return b.String()
+}
+
+// LogTicks ticks an axis on a log scale (plot.LogScale) at the powers of
+// ten, labelled as PowLabel writes them.
+var LogTicks plot.Ticker = powTicks{}
+
+type powTicks struct{}
+
+func (powTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ts []plot.Tick
+	for _, t := range (plot.LogTicks{Prec: -1}).Ticks(lo, hi) {
+		if t.Value < lo || t.Value > hi {
+			continue // gonum leaves room for labels it does not draw
+		}
+		if t.Label != "" {
+			t.Label = PowLabel(t.Value)
+		}
+		ts = append(ts, t)
+	}
+	return ts
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -52,12 +53,12 @@ func TestLogCountScale(t *testing.T) {
 	if lo >= 0 || hi <= s.Max {
 		t.Errorf("key spans [%v, %v], want beyond [0, %v]", lo, hi, s.Max)
 	}
-	k := s.Key("runs per cell")
-	if k.X.Label.Text != "runs per cell (log scale)" {
+	k := s.Key("runs per cell (count)")
+	if k.X.Label.Text != "runs per cell (count, log scale)" {
 		t.Errorf("key label %q", k.X.Label.Text)
 	}
 	path := filepath.Join(t.TempDir(), "key.svg")
-	if err := SaveDrawing(4*vg.Inch, vg.Inch, path, func(c draw.Canvas) { k.Draw(c) }); err != nil {
+	if err := SaveDrawing(4*vg.Inch, vg.Inch, path, func(c draw.Canvas) { k.Draw(c) }, Figure{Panels: []*plot.Plot{k}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []string{path, path[:len(path)-4] + ".png"} {

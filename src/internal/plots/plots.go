@@ -36,6 +36,8 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/recorder"
 
 	"github.com/schedlab/schedlab/src/internal/results"
 	"github.com/schedlab/schedlab/src/internal/stats"
@@ -108,9 +110,29 @@ func withCaption(title, caption string) string {
 	return title + "\n" + caption
 }
 
-// Save writes p as an SVG at path and as a 200-dpi PNG beside it.
+// Save writes p as an SVG at path and as a 200-dpi PNG beside it, each
+// with its description; it refuses a plot that breaks the figure style.
 func Save(p *plot.Plot, w, h vg.Length, path string) error {
-	return SaveDrawing(w, h, path, p.Draw)
+	return SaveDrawing(w, h, path, p.Draw, Figure{Panels: []*plot.Plot{p}})
+}
+
+// SaveLegendBelow writes p as Save does, with its legend in a strip
+// under the plot, where it covers neither data nor a tick.
+func SaveLegendBelow(p *plot.Plot, w, h vg.Length, path string) error {
+	leg := p.Legend
+	leg.Top, leg.Left = true, false
+	r := leg.Rectangle(draw.NewCanvas(&recorder.Canvas{}, w, h))
+	legH := r.Max.Y - r.Min.Y + vg.Points(6)
+	p.Legend = plot.NewLegend()
+	paint := func(c draw.Canvas) {
+		top := c
+		top.Min.Y += legH
+		p.Draw(top)
+		bottom := c
+		bottom.Max.Y = c.Min.Y + legH
+		leg.Draw(bottom)
+	}
+	return SaveDrawing(w, h+legH, path, paint, Figure{Panels: []*plot.Plot{p}})
 }
 
 // columnsWithData returns the columns of c that have a cell in some row
@@ -186,13 +208,11 @@ func quantityFor(unit string, mag float64) quantity {
 	if unit == "B/op" {
 		return quantity{"memory allocated per op", "bytes", 1}
 	}
-	if s, ok := strings.CutSuffix(unit, "/op"); ok {
-		return quantity{words(s) + " per op", "", 1}
-	}
 	if s, per, ok := strings.Cut(unit, "/"); ok {
-		return quantity{words(s) + " per " + per, "", 1}
+		// steals/op, goroutines/steal: a count per something.
+		return quantity{words(s) + " per " + per, "count", 1}
 	}
-	return quantity{words(unit), "", 1}
+	return quantity{words(unit), "count", 1}
 }
 
 // knobUnits are the units of the schedlab knobs, for sweep axes.
@@ -239,14 +259,15 @@ func tableMagnitude(t *stats.UnitTable) float64 {
 }
 
 // variantPalette is Tableau 10 with its grey replaced by near-black (grey
-// is what pale, non-significant marks are drawn in): ten colours that
-// stay apart in print and for the common colour-vision deficiencies.
-// gonum's default has seven, and the NUMA study has nine variants.
+// is what pale, non-significant marks are drawn in), and a dark teal and
+// an olive after them: twelve colours that stay apart in print, the first
+// ten also for the common colour-vision deficiencies. gonum's default has
+// seven, and the NUMA study has twelve variants.
 var variantPalette = []color.Color{
 	color.RGBA{0x4e, 0x79, 0xa7, 0xff}, color.RGBA{0xf2, 0x8e, 0x2b, 0xff}, color.RGBA{0xe1, 0x57, 0x59, 0xff},
 	color.RGBA{0x76, 0xb7, 0xb2, 0xff}, color.RGBA{0x59, 0xa1, 0x4f, 0xff}, color.RGBA{0xed, 0xc9, 0x48, 0xff},
 	color.RGBA{0xb0, 0x7a, 0xa1, 0xff}, color.RGBA{0xff, 0x9d, 0xa7, 0xff}, color.RGBA{0x9c, 0x75, 0x5f, 0xff},
-	color.RGBA{0x3b, 0x3b, 0x3b, 0xff},
+	color.RGBA{0x3b, 0x3b, 0x3b, 0xff}, color.RGBA{0x1f, 0x5f, 0x6b, 0xff}, color.RGBA{0x9a, 0x9a, 0x2c, 0xff},
 }
 
 // variantColor is column i's colour, the same in every plot of a folder.
@@ -275,20 +296,44 @@ func (niceTicks) Ticks(min, max float64) []plot.Tick {
 		if v == 0 {
 			v = 0 // not -0
 		}
-		ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 4, 64)})
+		ts = append(ts, plot.Tick{Value: v, Label: decimalLabel(v, step)})
 	}
 	return ts
 }
 
-// preciseTicks are gonum's default ticks labelled with four significant
-// digits, so that close values (1.4e+09, 1.5e+09) do not print alike.
+// decimalLabel writes a tick value v of an axis ticked every step in
+// plain decimals (10000, 0.05, never 1e+04), rounded to the decimals
+// step needs.
+func decimalLabel(v, step float64) string {
+	d := 0
+	if step > 0 {
+		d = max(0, int(math.Ceil(-math.Log10(step)-1e-9)))
+	}
+	p := math.Pow(10, float64(d))
+	return strconv.FormatFloat(math.Round(v*p)/p, 'f', -1, 64)
+}
+
+// preciseTicks are gonum's default ticks labelled in plain decimals with
+// the precision their spacing needs, so that close values (1.4 and 1.5
+// billion) do not print alike and none prints as 1.4e+09.
 type preciseTicks struct{}
 
 func (preciseTicks) Ticks(min, max float64) []plot.Tick {
 	ts := plot.DefaultTicks{}.Ticks(min, max)
+	// The spacing of the labelled ticks (the others are minor ticks).
+	step, last := 0.0, math.NaN()
+	for _, t := range ts {
+		if t.Label == "" {
+			continue
+		}
+		if d := t.Value - last; d > 0 && (step == 0 || d < step) {
+			step = d
+		}
+		last = t.Value
+	}
 	for i := range ts {
 		if ts[i].Label != "" {
-			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 4, 64)
+			ts[i].Label = decimalLabel(ts[i].Value, step)
 		}
 	}
 	return ts
@@ -314,7 +359,7 @@ func AxisLabel(unit string, mag float64) (label string, scale float64) {
 		}{{1e9, "billions"}, {1e6, "millions"}, {1e3, "thousands"}} {
 			if math.Abs(mag) >= f.min {
 				q.scale = 1 / f.min
-				if q.unit == "" {
+				if q.unit == "" || q.unit == "count" {
 					q.unit = f.word
 				} else {
 					q.unit = f.word + " " + q.unit

@@ -56,7 +56,7 @@ func TestReportSweepPlots(t *testing.T) {
 		t.Fatalf("plots %q, want %q", plots, want)
 	}
 	sweep, _ := os.ReadFile(filepath.Join(dir, want[0]))
-	if !strings.Contains(string(sweep), ">stock (median, CI band)</text>") {
+	if !strings.Contains(string(sweep), ">stock (median dashed, CI shaded)</text>") {
 		t.Errorf("sweep plot has no stock reference line")
 	}
 	for _, rel := range want {
@@ -116,8 +116,9 @@ func TestQuantityFor(t *testing.T) {
 		{"local-steal-share", 0.9, quantity{"local steal share", "%", 100}},
 		{"hog-iters/s", 1e9, quantity{"hog iters", "per second", 1}},
 		{"B/op", 100, quantity{"memory allocated per op", "bytes", 1}},
-		{"steals/op", 2, quantity{"steals per op", "", 1}},
-		{"attempts/steal", 2, quantity{"attempts per steal", "", 1}},
+		{"steals/op", 2, quantity{"steals per op", "count", 1}},
+		{"attempts/steal", 2, quantity{"attempts per steal", "count", 1}},
+		{"binds", 2, quantity{"binds", "count", 1}},
 	} {
 		if got := quantityFor(tc.unit, tc.mag); got != tc.want {
 			t.Errorf("quantityFor(%q, %g) = %+v, want %+v", tc.unit, tc.mag, got, tc.want)

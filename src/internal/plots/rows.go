@@ -163,15 +163,21 @@ func rowPlot(t *stats.UnitTable, ncols, legend int) (*plot.Plot, vg.Length) {
 	p.NominalY(names...)
 	p.X.Tick.Marker = niceTicks{}
 	p.Add(plotter.NewGrid())
-	rowH := vg.Points(math.Max(16, 9*float64(ncols)+6))
+	// Rows tall enough for a band per variant, unless the figure would
+	// then be taller than a page: then the bands get thinner.
+	const margins = 90                 // points: title, caption, x axis
+	legendH := float64(legend)*9.5 + 4 // a 9-point legend entry takes about 9.5 points
+	rowH := math.Max(16, 9*float64(ncols)+6)
+	if most := (MaxFigureHeight.Points() - margins - legendH) / float64(len(t.Rows)); rowH > most {
+		rowH = most
+	}
 	// The legend is drawn inside the data area, top right; keep that
 	// area free by extending the y range over empty rows.
-	// A 9-point legend entry takes about 9.5 points of height.
-	free := (float64(legend)*9.5 + 4) / rowH.Points()
+	free := legendH / rowH
 	p.Y.Min, p.Y.Max = -0.5, float64(len(t.Rows))-0.5+free
 	p.Legend.Top = true
 	p.Legend.TextStyle.Font.Size = vg.Points(9)
-	h := rowH*vg.Length(float64(len(t.Rows))+free) + vg.Points(90)
+	h := vg.Points(rowH*(float64(len(t.Rows))+free) + margins)
 	return p, h
 }
 

@@ -34,6 +34,7 @@ func sweepAxis(p *plot.Plot, knob string, xs []float64) {
 	lo, hi := sorted[0], sorted[len(sorted)-1]
 	if lo > 0 && hi/lo >= 10 {
 		p.X.Scale = plot.LogScale{}
+		p.X.Label.Text = LogLabel(p.X.Label.Text)
 		p.X.Min, p.X.Max = lo/1.25, hi*1.25
 	} else {
 		pad := (hi - lo) * 0.06
@@ -80,7 +81,7 @@ func plotSweep(dir string, c *stats.Comparison, s *results.SweepInfo, caption st
 			}
 			rel := filepath.Join(results.PlotsDir, "sweep-"+unitFile(metric)+"-"+results.SafeName(r.Name)+".svg")
 			p.Title.Text = withCaption(p.Title.Text, caption)
-			if err := Save(p, plotWidth*0.7, plotWidth*0.5, filepath.Join(dir, rel)); err != nil {
+			if err := SaveLegendBelow(p, plotWidth*0.7, plotWidth*0.55, filepath.Join(dir, rel)); err != nil {
 				return nil, err
 			}
 			out = append(out, rel)
@@ -107,6 +108,9 @@ func sweepPlot(c *stats.Comparison, s *results.SweepInfo, r *stats.Row, metric s
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s: %s", r.Name, q.name)
 	p.Y.Label.Text = q.label()
+	// A rotated label longer than the axis makes gonum shrink the data
+	// area to fit it: smaller type keeps the area.
+	p.X.Label.TextStyle.Font.Size, p.Y.Label.TextStyle.Font.Size = vg.Points(11), vg.Points(11)
 	sweepAxis(p, s.Knob, all)
 	_, logX := p.X.Scale.(plot.LogScale)
 	span := slices.Max(all) - slices.Min(all)
@@ -156,8 +160,15 @@ func sweepPlot(c *stats.Comparison, s *results.SweepInfo, r *stats.Row, metric s
 			if err != nil {
 				return nil, err
 			}
-			band.Color = withAlpha(clr, 0x30)
-			band.LineStyle.Width = 0
+			if k == 0 {
+				band.Color = withAlpha(clr, 0x30)
+				band.LineStyle.Width = 0
+			} else {
+				// Bands that overlap would mix into a third colour:
+				// the second and later ones are outlines.
+				band.Color = nil
+				band.LineStyle = draw.LineStyle{Color: clr, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}
+			}
 			p.Add(band)
 		}
 		ref, err := plotter.NewLine(plotter.XYs{{X: x0, Y: sm.Center * q.scale}, {X: x1, Y: sm.Center * q.scale}})
@@ -168,7 +179,11 @@ func sweepPlot(c *stats.Comparison, s *results.SweepInfo, r *stats.Row, metric s
 		ref.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		ref.Width = vg.Points(1.2)
 		p.Add(ref)
-		p.Legend.Add(col+" (median, CI band)", ref)
+		if k == 0 {
+			p.Legend.Add(col+" (median dashed, CI shaded)", ref)
+		} else {
+			p.Legend.Add(col+" (median dashed, CI dotted)", ref)
+		}
 		k++
 	}
 	rs, err := plotter.NewScatter(runs)
@@ -191,12 +206,6 @@ func sweepPlot(c *stats.Comparison, s *results.SweepInfo, r *stats.Row, metric s
 	p.Legend.Add("median, CI (≥95%)", line, points)
 	p.Legend.Add("each run", rs)
 	p.Legend.TextStyle.Font.Size = vg.Points(9)
-	p.Legend.Top = true
-	// The legend goes in the upper corner away from the curve's high end.
-	if pts.XYs[len(pts.XYs)-1].Y > pts.XYs[0].Y {
-		p.Legend.Left = true
-	}
-	// Leave room above the data for the legend.
 	_, _, ymin, ymax := plotter.XYRange(append(append(plotter.XYs{}, pts.XYs...), runs...))
 	for ci := range c.Cols {
 		if _, ok := xs[ci]; !ok && r.Cells[ci] != nil {
@@ -213,19 +222,15 @@ func sweepPlot(c *stats.Comparison, s *results.SweepInfo, r *stats.Row, metric s
 		// small slices' values would sit on the floor. Every value
 		// drawn is positive here, as a log axis needs.
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-		if l, ok := strings.CutSuffix(p.Y.Label.Text, ")"); ok {
-			p.Y.Label.Text = l + ", log scale)"
-		} else {
-			p.Y.Label.Text += " (log scale)"
-		}
-		p.Y.Min, p.Y.Max = ymin/1.25, ymax*3 // room above for the legend
+		p.Y.Tick.Marker = LogTicks
+		p.Y.Label.Text = LogLabel(p.Y.Label.Text)
+		p.Y.Min, p.Y.Max = ymin/1.25, ymax*1.25
 		return p, nil
 	}
 	if ymin > 0 && ymin < (ymax-ymin)*0.5 {
 		ymin = 0
 	}
-	p.Y.Min, p.Y.Max = ymin, ymax+(ymax-ymin)*0.35
+	p.Y.Min, p.Y.Max = ymin, ymax+(ymax-ymin)*0.05
 	return p, nil
 }
 
@@ -293,6 +298,10 @@ func tradeoffPlot(c *stats.Comparison, s *results.SweepInfo, xr, yr *stats.Row, 
 	sort.Float64s(xmag)
 	sort.Float64s(ymag)
 	qx, qy := quantityFor(xm, xmag[len(xmag)/2]), quantityFor(ym, ymag[len(ymag)/2])
+	// Counts of millions shown in millions, as AxisLabel scales them.
+	xLabel, xScale := AxisLabel(xm, xmag[len(xmag)/2])
+	yLabel, yScale := AxisLabel(ym, ymag[len(ymag)/2])
+	qx.scale, qy.scale = xScale, yScale
 	for ci, col := range c.Cols {
 		if xr.Cells[ci] == nil || yr.Cells[ci] == nil {
 			continue
@@ -305,8 +314,9 @@ func tradeoffPlot(c *stats.Comparison, s *results.SweepInfo, xr, yr *stats.Row, 
 	}
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s: %s against %s\n(medians, CIs ≥95%%; labels: %s)", xr.Name, qy.name, qx.name, knobShort(s.Knob))
-	p.X.Label.Text = qx.label()
-	p.Y.Label.Text = qy.label()
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
+	p.X.Label.TextStyle.Font.Size, p.Y.Label.TextStyle.Font.Size = vg.Points(11), vg.Points(11)
 	p.X.Tick.Marker, p.Y.Tick.Marker = preciseTicks{}, preciseTicks{}
 	points, err := plotter.NewScatter(pts.XYs)
 	if err != nil {
@@ -322,15 +332,7 @@ func tradeoffPlot(c *stats.Comparison, s *results.SweepInfo, xr, yr *stats.Row, 
 	if err != nil {
 		return nil, err
 	}
-	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts.XYs, Labels: labels})
-	if err != nil {
-		return nil, err
-	}
-	for i := range lb.TextStyle {
-		lb.TextStyle[i].XAlign = 0.15
-		lb.TextStyle[i].YAlign = 0.15
-		lb.TextStyle[i].Font.Size = vg.Points(9)
-	}
+	lb := NewPointLabels(pts.XYs, labels, vg.Points(9))
 	xmin, xmax, ymin, ymax := plotter.XYRange(pts.XYs)
 	p.Add(plotter.NewGrid(), xe, ye, points, lb)
 	// Room on both sides and at the top for the labels.
@@ -342,19 +344,5 @@ func tradeoffPlot(c *stats.Comparison, s *results.SweepInfo, xr, yr *stats.Row, 
 	}
 	p.X.Min, p.X.Max = xmin-(xmax-xmin)*0.12, xmax+(xmax-xmin)*0.2
 	p.Y.Min, p.Y.Max = ymin-(ymax-ymin)*0.05, ymax+(ymax-ymin)*0.1
-	// A label that would overlap the one before it (points close in
-	// both x and y) goes on the left of its point instead.
-	order := make([]int, len(pts.XYs))
-	for i := range order {
-		order[i] = i
-	}
-	sort.Slice(order, func(a, b int) bool { return pts.XYs[order[a]].Y < pts.XYs[order[b]].Y })
-	for j := 1; j < len(order); j++ {
-		a, b := pts.XYs[order[j-1]], pts.XYs[order[j]]
-		if math.Abs(a.Y-b.Y) < 0.05*(p.Y.Max-p.Y.Min) && math.Abs(a.X-b.X) < 0.2*(p.X.Max-p.X.Min) && lb.TextStyle[order[j-1]].XAlign > 0 {
-			lb.TextStyle[order[j]].XAlign = -1.1
-			lb.TextStyle[order[j]].YAlign = -0.5
-		}
-	}
 	return p, nil
 }

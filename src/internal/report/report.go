@@ -291,3 +291,59 @@ func markWrapped(c *stats.Comparison, meta *results.Metadata) {
 		}
 	}
 }
+
+// Replot redraws the plots of a results folder written by `schedlab
+// bench` from its raw data, as Write draws them, without touching its
+// README or tables: the figures of an old folder in the current figure
+// style. It removes the figures in its plots folder that Write no longer
+// draws (names of an older style), and returns the paths it wrote and
+// removed, relative to dir.
+func Replot(dir string) (wrote, removed []string, err error) {
+	meta, err := results.ReadMetadata(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s is not a schedlab results folder: %v", dir, err)
+	}
+	c, err := stats.CompareAgainst(filepath.Join(dir, results.RawFile), baseVariant(meta))
+	if err != nil {
+		return nil, nil, err
+	}
+	markWrapped(c, meta)
+	hadPNG := map[string]bool{}
+	pngs, _ := filepath.Glob(filepath.Join(dir, results.PlotsDir, "*.png"))
+	for _, f := range pngs {
+		hadPNG[f] = true
+	}
+	wrote, err = plots.Write(dir, c, meta)
+	if err != nil {
+		return nil, nil, fmt.Errorf("plots: %v", err)
+	}
+	// Folders of an older style kept their plots as SVG only; a redrawn
+	// figure stays so, rather than add megabytes of raster copies.
+	for _, w := range wrote {
+		if png := filepath.Join(dir, strings.TrimSuffix(w, ".svg")+".png"); !hadPNG[png] {
+			if err := os.Remove(png); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	keep := map[string]bool{}
+	for _, w := range wrote {
+		keep[w] = true
+		keep[strings.TrimSuffix(w, ".svg")+".png"] = true // if it was there
+	}
+	old, err := filepath.Glob(filepath.Join(dir, results.PlotsDir, "*"))
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, f := range old {
+		rel, _ := filepath.Rel(dir, f)
+		if keep[rel] || !(strings.HasSuffix(f, ".svg") || strings.HasSuffix(f, ".png")) {
+			continue
+		}
+		if err := os.Remove(f); err != nil {
+			return nil, nil, err
+		}
+		removed = append(removed, rel)
+	}
+	return wrote, removed, nil
+}

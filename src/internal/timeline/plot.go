@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -41,11 +42,9 @@ func (t *Trace) Window(opt Options) (from, to int64) {
 // Colours: goroutines cycle through a qualitative palette (adjacent bars
 // differ); the events have their own.
 var (
-	goColours = []color.Color{
-		color.RGBA{166, 206, 227, 255}, color.RGBA{178, 223, 138, 255}, color.RGBA{251, 154, 153, 255},
-		color.RGBA{253, 191, 111, 255}, color.RGBA{202, 178, 214, 255}, color.RGBA{255, 255, 153, 255},
-		color.RGBA{141, 211, 199, 255}, color.RGBA{190, 186, 218, 255},
-	}
+	// runColours alternate along each P's row, so that one run ends
+	// visibly where the next begins; the colour carries nothing else.
+	runColours        = []color.Color{color.RGBA{158, 188, 218, 255}, color.RGBA{82, 121, 168, 255}}
 	stwColour         = color.NRGBA{R: 120, G: 120, B: 120, A: 90}
 	localStealColour  = color.RGBA{31, 120, 180, 255}
 	remoteStealColour = color.RGBA{227, 26, 28, 255}
@@ -116,7 +115,7 @@ func Plot(t *Trace, opt Options) (*plot.Plot, vg.Length, vg.Length, error) {
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
 	p.Title.Padding = vg.Points(58)
 	h := vg.Points(math.Max(220, 24*float64(len(v.rows))+170))
-	return p, 10 * vg.Inch, h, nil
+	return p, 7 * vg.Inch, min(h, 9*vg.Inch), nil
 }
 
 func trimFloat(f float64) string { return fmt.Sprintf("%.6g", f) }
@@ -175,12 +174,17 @@ func (v *view) Plot(c draw.Canvas, plt *plot.Plot) {
 		}
 		rect(clipX(s.Start), clipX(s.End), bottom, top, stwColour)
 	}
-	for _, r := range v.t.Runs {
+	// Runs in the order they began, so that shades alternate along a row.
+	runs := slices.Clone(v.t.Runs)
+	slices.SortStableFunc(runs, func(a, b Run) int { return cmp.Compare(a.Start, b.Start) })
+	drawn := make([]int, len(v.rows)) // runs drawn on each row so far
+	for _, r := range runs {
 		i, ok := v.row[r.P]
 		if !ok || r.End < v.from || r.Start > v.to {
 			continue
 		}
-		rect(clipX(r.Start), clipX(r.End), trY(float64(i)-0.32), trY(float64(i)+0.32), goColours[int(uint64(r.G)%uint64(len(goColours)))])
+		rect(clipX(r.Start), clipX(r.End), trY(float64(i)-0.32), trY(float64(i)+0.32), runColours[drawn[i]%len(runColours)])
+		drawn[i]++
 		if r.Preempted() && r.End <= v.to {
 			mark(&c, trX(v.x(r.End)), trY(float64(i)+0.32), preemptColour, "down")
 		}
@@ -305,7 +309,7 @@ func (v *view) legend() []legendEntry {
 			mark(c, x, y, col, dir)
 		}
 	}
-	out := []legendEntry{{"goroutine run (colour by goroutine ID)", box(goColours[0])}}
+	out := []legendEntry{{"goroutine run (shades alternate between consecutive runs)", box(runColours[1])}}
 	if has["local"] {
 		name := "steal, victim → thief"
 		if len(v.t.Node) > 0 {

@@ -134,7 +134,7 @@ func TestPlotMarks(t *testing.T) {
 	tr := readTest(t)
 	r := draws(t, tr, Options{})
 	var bars int
-	for _, c := range goColours {
+	for _, c := range runColours {
 		bars += fills(r, c)
 	}
 	if bars < 4 {

@@ -330,7 +330,7 @@ func WriteLatency(t *timeline.Trace, dir, title string, ps []int) (*Latency, []s
 		return nil, nil, err
 	}
 	notes = append(notes, fig.notes...)
-	if err := plots.SaveDrawing(fig.w, fig.h, filepath.Join(dir, LatencyHeatmapFile), fig.paint); err != nil {
+	if err := plots.SaveDrawing(fig.w, fig.h, filepath.Join(dir, LatencyHeatmapFile), fig.paint, fig.figure); err != nil {
 		return nil, nil, err
 	}
 	if len(l.Creations()) == 0 {
@@ -483,9 +483,10 @@ func (m overflowMarks) Plot(c draw.Canvas, plt *plot.Plot) {
 
 // heatFigure is the heat map figure: paint draws it on a w × h canvas.
 type heatFigure struct {
-	paint func(draw.Canvas)
-	w, h  vg.Length
-	notes []string
+	paint  func(draw.Canvas)
+	w, h   vg.Length
+	notes  []string
+	figure plots.Figure // what paint draws, for the figure's description
 	// What the panels show, for tests: the whole process's counts
 	// first, then each per-P panel's P and counts.
 	panelPs  []int
@@ -550,7 +551,7 @@ func (l *Latency) heatmap(title string, ps []int) (*heatFigure, error) {
 		if small {
 			size = vg.Points(7)
 			p.X.Label.Text = "time (" + unitName + ")"
-			p.Y.Label.Text = "delay (µs, log)"
+			p.Y.Label.Text = "delay (µs, log scale)"
 			p.X.Tick.Length, p.Y.Tick.Length = vg.Points(3), vg.Points(3)
 		}
 		p.Title.TextStyle.Font.Size = size + vg.Points(1)
@@ -589,7 +590,7 @@ func (l *Latency) heatmap(title string, ps []int) (*heatFigure, error) {
 		grid[r][c] = pp
 	}
 
-	key := scale.Key("runs per cell (time bin × delay bucket)")
+	key := scale.Key("runs per cell of time bin × delay bucket (count)")
 	key.X.Label.TextStyle.Font.Size = vg.Points(8)
 	key.X.Tick.Label.Font.Size = vg.Points(7)
 	leg := plot.NewLegend()
@@ -620,6 +621,14 @@ func (l *Latency) heatmap(title string, ps []int) (*heatFigure, error) {
 	const topH, rowH, keyH = 2.5 * vg.Inch, 1.4 * vg.Inch, 0.9 * vg.Inch
 	fig.w = 7 * vg.Inch
 	fig.h = topH + vg.Length(nr)*rowH + keyH
+	fig.figure = plots.Figure{Panels: []*plot.Plot{top}, HeatMap: true, Key: key}
+	for _, row := range grid {
+		for _, p := range row {
+			if p != nil {
+				fig.figure.Panels = append(fig.figure.Panels, p)
+			}
+		}
+	}
 	fig.paint = func(c draw.Canvas) {
 		region := func(x0, y0, x1, y1 vg.Length) draw.Canvas {
 			return draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: vg.Point{X: c.Min.X + x0, Y: c.Min.Y + y0}, Max: vg.Point{X: c.Min.X + x1, Y: c.Min.Y + y1}}}
@@ -647,6 +656,10 @@ type belowTicks struct {
 	plot.Ticker
 	max float64
 }
+
+// Unwrap returns the ticker t cuts, so that a figure's description sees
+// a log axis through it.
+func (t belowTicks) Unwrap() plot.Ticker { return t.Ticker }
 
 func (t belowTicks) Ticks(lo, hi float64) []plot.Tick {
 	return t.Ticker.Ticks(lo, math.Min(hi, t.max))

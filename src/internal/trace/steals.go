@@ -20,7 +20,6 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
-	"image/color"
 	"io"
 	"math"
 	"os"
@@ -30,7 +29,6 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/palette/brewer"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -264,15 +262,15 @@ func Analyze(tc *toolchain.Toolchain, traceFile, dir, title string) (*StealTrace
 
 // stealGrid is the matrix as a plotter.GridXYZ: column = victim, row =
 // thief, both in Procs order, value = goroutines moved.
-type stealGrid struct{ s *StealTrace }
+type stealGrid struct {
+	s     *StealTrace
+	scale *plots.LogCountScale
+}
 
 func (g stealGrid) Dims() (c, r int) { return len(g.s.Procs), len(g.s.Procs) }
 func (g stealGrid) Z(c, r int) float64 {
-	v := g.s.Moved[[2]int{g.s.Procs[r], g.s.Procs[c]}]
-	if v == 0 {
-		return math.NaN() // drawn white: nothing moved
-	}
-	return float64(v)
+	// NaN for none: drawn white, the background.
+	return g.scale.Z(float64(g.s.Moved[[2]int{g.s.Procs[r], g.s.Procs[c]}]))
 }
 func (g stealGrid) X(c int) float64 { return float64(c) }
 func (g stealGrid) Y(r int) float64 { return float64(r) }
@@ -299,17 +297,8 @@ func plotStealMatrix(path string, s *StealTrace, title string) error {
 	for _, v := range s.Moved {
 		max = math.Max(max, float64(v))
 	}
-	if max == 0 {
-		max = 1
-	}
-	pal, err := brewer.GetPalette(brewer.TypeSequential, "YlOrRd", 9)
-	if err != nil {
-		return err
-	}
-	h := plotter.NewHeatMap(stealGrid{s}, pal)
-	h.Min, h.Max = 0, max
-	h.NaN = color.White
-	p.Add(h)
+	scale := plots.NewLogCountScale(max)
+	p.Add(scale.HeatMap(stealGrid{s, scale}))
 	// Outline the node blocks: the diagonal blocks are moves within a
 	// node, everything off them crossed nodes.
 	start := 0
@@ -354,7 +343,38 @@ func plotStealMatrix(path string, s *StealTrace, title string) error {
 	p.Y.Tick.Marker = procTicks{s}
 	p.X.Min, p.X.Max = -0.5, float64(len(s.Procs))-0.5
 	p.Y.Min, p.Y.Max = -0.5, float64(len(s.Procs))-0.5
-	p.Title.Text += fmt.Sprintf("\ngoroutines moved thief <- victim (white 0, red %.0f)\nboxes: NUMA node blocks", max)
-	side := vg.Points(math.Max(300, 28*float64(len(s.Procs))+120))
-	return plots.Save(p, side, side+vg.Points(20), path)
+	p.Title.Text += "\ngoroutines moved, thief ← victim\n(white: none; boxes: NUMA node blocks)"
+	key := scale.Key("goroutines moved (count)")
+	side := vg.Points(math.Min(math.Max(360, 28*float64(len(s.Procs))+120), plots.MaxFigureWidth.Points()))
+	const keyH = 0.8 * vg.Inch
+	paint := func(c draw.Canvas) {
+		top := c
+		top.Min.Y += keyH
+		p.Draw(top)
+		bottom := c
+		bottom.Max.Y = c.Min.Y + keyH
+		bottom.Min.X += side * 0.15
+		bottom.Max.X -= side * 0.15
+		key.Draw(bottom)
+	}
+	return plots.SaveDrawing(side, side+vg.Points(20)+keyH, path, paint, plots.Figure{Panels: []*plot.Plot{p}, HeatMap: true, Key: key})
+}
+
+// ReplotStealMatrix redraws dir's StealMatrixFile from the StealsCSVFile
+// Analyze kept beside it, titled title: the figure of an old analysis in
+// the current figure style, without the trace.
+func ReplotStealMatrix(dir, title string) error {
+	f, err := os.Open(filepath.Join(dir, StealsCSVFile))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	s, err := ReadStealCSV(f)
+	if err != nil {
+		return err
+	}
+	if len(s.Procs) == 0 {
+		return fmt.Errorf("%s: no steals to draw", dir)
+	}
+	return plotStealMatrix(filepath.Join(dir, StealMatrixFile), s, title)
 }

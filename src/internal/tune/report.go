@@ -450,6 +450,8 @@ func PlotFrontier(dir, caption string, st *State, yUnit string, limit *Limit) (b
 		{"dropped candidates", func(a *Arm) bool { return !a.Control && a.Dropped > 0 }, draw.CircleGlyph{}, color.RGBA{160, 160, 220, 255}},
 		{"survivors", func(a *Arm) bool { return !a.Control && a.Dropped == 0 }, draw.TriangleGlyph{}, color.RGBA{200, 60, 40, 255}},
 	}
+	var allPts plotter.XYs
+	var allLabels []string
 	for _, g := range groups {
 		var pts plotter.XYs
 		var labels []string
@@ -472,19 +474,12 @@ func PlotFrontier(dir, caption string, st *State, yUnit string, limit *Limit) (b
 		p.Add(s)
 		p.Legend.Add(g.label, s)
 		if g.label == groups[0].label {
-			continue // the controls' squares need no names
+			labels = make([]string, len(labels)) // the controls' squares need no names
 		}
-		l, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels})
-		if err != nil {
-			return false, err
-		}
-		for i := range l.TextStyle {
-			l.TextStyle[i].Font.Size = vg.Points(7)
-			l.TextStyle[i].XAlign = draw.XLeft
-		}
-		l.Offset = vg.Point{X: vg.Points(5), Y: vg.Points(2)}
-		p.Add(l)
+		allPts, allLabels = append(allPts, pts...), append(allLabels, labels...)
 	}
+	// One set of labels, so that each keeps off every group's points.
+	p.Add(plots.NewPointLabels(allPts, allLabels, vg.Points(7)))
 	if limit != nil && limit.Unit == yUnit {
 		if s := st.Arm(Stock).Median(yUnit); !math.IsNaN(s) {
 			b := limit.Bound(s) * yscale
