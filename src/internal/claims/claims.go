@@ -45,6 +45,12 @@
 //     tool's summary or table); bench holds a regular expression with
 //     one capture group, base, unit and variant are "-", and the value
 //     is the first match's group, or the median over all matches;
+//   - expr: arithmetic over other claims of the folder, for a number
+//     computed from numbers the data gives (a Holm step, a ratio); bench
+//     holds the expression, with each claim as {id}, numbers, + - * /,
+//     parentheses, min(…), max(…) and abs(…); file, base, unit and
+//     variant are "-". Each claim it names is computed from the data,
+//     not read from its quoted text: "max(4*{p-1000}, 3*{p-2000})";
 //   - given: a number that prose states but that is not data (a
 //     significance level, a threshold, a figure an earlier version
 //     quoted), with the reason in the bench column and "-" in file,
@@ -120,9 +126,12 @@ func Read(dir string) ([]Claim, error) {
 // A Checker recomputes claims of one folder, reading each data file and
 // base once.
 type Checker struct {
-	Dir   string
-	cmps  map[string]*stats.Comparison
-	temps []string // selections' temporary files, removed by Close
+	Dir string
+	// Claims are the folder's claims that expr claims name; nil: read
+	// from Dir when an expr claim needs them.
+	Claims []Claim
+	cmps   map[string]*stats.Comparison
+	temps  []string // selections' temporary files, removed by Close
 }
 
 // Check recomputes c and returns an error if its data does not give the
@@ -138,6 +147,8 @@ func (k *Checker) Check(c Claim) error {
 	var err error
 	if c.Field == "match" || c.Field == "matchmedian" {
 		v, err = k.match(c)
+	} else if c.Field == "expr" {
+		v, err = k.expr(c, nil)
 	} else {
 		v, err = k.value(c)
 	}
