@@ -130,14 +130,18 @@ numa)
 	# stock2 is the control: the same binary as stock, so that an effect
 	# of a few percent can be told from the machine's drift.
 	# An ablation of the spread placement (numaconfine=0): each variant
-	# adds one mechanism to the one before; bind1-mem adds heap placement
-	# by node (numamem=1) and bind1-mem-exempt the heap's exemption from
-	# the kernel's NUMA balancer (numaexempt=1); both act only on the
-	# kernel's own multi-node topology (ignored under numafake). Then
-	# confinement to one node (numaconfine=1, the default; it acts only
-	# where GOMAXPROCS fits one node) with upstream's steal order and
-	# wakeups and no binding: alone, with numamem=1, and as the peer ran
-	# it, with the exemption too.
+	# adds one mechanism to the one before; heap placement by node,
+	# without binding (wake-mem, wake-mem2: numamem=1 acts, numamem=2
+	# leaves the Ps on the shared heap) and with it (bind1-mem: pages
+	# moved, numamem=1; bind1-mem2: heap windows by node, numamem=2), and
+	# bind1-mem-exempt the heap's exemption from the kernel's NUMA
+	# balancer (numaexempt=1); numamem=1 and numaexempt act only on the
+	# kernel's own multi-node topology, numamem=2's windows are placed
+	# only there. Then confinement to one node (numaconfine=1, the
+	# default; it acts only where GOMAXPROCS fits one node) with
+	# upstream's steal order and wakeups and no binding: alone, with
+	# numamem=1 and 2, and as the peer ran it: heap windows by node and
+	# the exemption (peer).
 	# Every workload of the suite, so that no mechanism is judged on the
 	# workload it was tuned on.
 	bench "$prefix-numa" -suite workloads \
@@ -147,13 +151,17 @@ numa)
 		-variant "localfirst=patched:$numa,numaconfine=0,numasteal=1,numawake=0" \
 		-variant "leaveremote=patched:$numa,numaconfine=0,numasteal=2,numawake=0" \
 		-variant "wake=patched:$numa,numaconfine=0" \
+		-variant "wake-mem=patched:$numa,numaconfine=0,numamem=1" \
+		-variant "wake-mem2=patched:$numa,numaconfine=0,numamem=2" \
 		-variant "bind1=patched:$numa,numaconfine=0,numabind=1" \
 		-variant "bind2=patched:$numa,numaconfine=0,numabind=2" \
 		-variant "bind1-mem=patched:$numa,numaconfine=0,numabind=1,numamem=1" \
+		-variant "bind1-mem2=patched:$numa,numaconfine=0,numabind=1,numamem=2" \
 		-variant "bind1-mem-exempt=patched:$numa,numaconfine=0,numabind=1,numamem=1,numaexempt=1" \
 		-variant "confine=patched:$numa,numasteal=0,numawake=0" \
 		-variant "confine-mem=patched:$numa,numasteal=0,numawake=0,numamem=1" \
-		-variant "peer=patched:$numa,numasteal=0,numawake=0,numamem=1,numaexempt=1" \
+		-variant "confine-mem2=patched:$numa,numasteal=0,numawake=0,numamem=2" \
+		-variant "peer=patched:$numa,numasteal=0,numawake=0,numamem=2,numaexempt=1" \
 		"${oracle[@]}"
 	;;
 guest-numa)
@@ -197,6 +205,7 @@ guest-numa)
 			-variant "bind1=patched:numa=1,numabind=1" \
 			-variant "bind2=patched:numa=1,numabind=2" \
 			-variant "bind1-mem=patched:numa=1,numabind=1,numamem=1" \
+			-variant "bind1-mem2=patched:numa=1,numabind=1,numamem=2" \
 			-variant "bind1-exempt=patched:numa=1,numabind=1,numaexempt=1" \
 			-variant "bind1-mem-exempt=patched:numa=1,numabind=1,numamem=1,numaexempt=1" \
 			-variant oracle-node0=stock -wrap 'oracle-node0=numactl --cpunodebind=0 --membind=0' \

@@ -10,9 +10,9 @@ stock=$(.bin/series stock)
 pkgs=${TEST_PKGS:-runtime runtime/metrics runtime/trace sync time internal/trace}
 declare -A godebug=(
 	[default]=""
-	[numa]="numa=1,numafake=2,numabind=1"
+	[numa]="numa=1,numafake=2,numabind=1,numamem=2"
 	[slice]="timeslice=1000,sysmontick=50,sysmonmaxtick=2000"
-	[all]="numa=1,numafake=2,numabind=1,timeslice=1000,sysmontick=50,sysmonmaxtick=2000,tracesteal=1"
+	[all]="numa=1,numafake=2,numabind=1,numamem=2,timeslice=1000,sysmontick=50,sysmonmaxtick=2000,tracesteal=1"
 )
 modes=${TEST_MODES:-default numa slice all}
 args=()

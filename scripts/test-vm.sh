@@ -56,7 +56,7 @@ done
 # one node until a test raises GOMAXPROCS). The guest has no go command:
 # tests that build programs skip; the in-process ones (GC, allocator,
 # scheduler, the NUMA unit tests) run.
-godebug=numa=1,numabind=1,numaconfine=1,numamem=1,numaexempt=1
+godebug=numa=1,numabind=1,numaconfine=1,numamem=2,numaexempt=1
 echo "test-vm: the runtime's tests with $godebug and GOMAXPROCS=2 in a 2-node guest with 4 vCPUs"
 in=.cache/test-vm-runtime-in
 rm -rf "$in"

@@ -8,7 +8,7 @@
 # no test. VARIANTS picks variants (default: the first four):
 #   numa0        GODEBUG unset
 #   bind1        GODEBUG=numa=1,numafake=2,numabind=1 for the go command;
-#                since the cmd/go patch (0027; 0017 before series
+#                since the cmd/go patch (0028; 0017 before series
 #                4c449e2e7e8f) the go command drops the knobs for the
 #                tools it runs
 #   numa0-tools  as numa0, through the -toolexec wrapper (its own cost)

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""What numamem=2 would add per op of a single allocating P on this
+machine: a model from measured things, printed as Go benchmark lines
+(committed as <out>-mbind/estimate.txt).
+
+- The runtime's own work: instructions/op of bind1-mem2 against bind1
+  under cachegrind on this machine (<out>-instructions, medians), where
+  the windows are used on a numafake topology without placement. Their
+  ratio, minus one, is the added share of the runtime's user-space
+  instructions; the model takes it as the added share of time.
+- Its system calls: numamem-syscalls/op of bind1-mem2 in the 2- and
+  4-node guests (<out>-{2,4}node, medians), times the price of one
+  mbind on this machine's kernel (<out>-mbind/bench.txt, the median of
+  the larger of the 4 MiB and 64 MiB ranges), against the host's stock
+  time per op at GOMAXPROCS=1 (results/2026-12-02-vm-numamem-cost-hostbase:
+  stock is the same go1.27.4).
+
+The added percentage is the sum of the two. The guests' kernels may
+price a call differently from this one; the estimate says what this
+kernel's price implies.
+
+usage: estimate.py [<out>] > <out>-mbind/estimate.txt
+(default <out>: the checkout's results/2026-12-06-vm-numamem2-cost)
+"""
+import csv
+import os
+import statistics
+import sys
+
+root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
+out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "results", "2026-12-06-vm-numamem2-cost")
+hostbase = os.path.join(root, "results", "2026-12-02-vm-numamem-cost-hostbase", "results.csv")
+
+
+def bench_median(path, name):
+    vals = []
+    for line in open(path):
+        f = line.split()
+        if f and f[0].startswith(name) and "ns/op" in f:
+            vals.append(float(f[f.index("ns/op") - 1]))
+    if len(vals) == 0:
+        sys.exit(f"estimate.py: no {name} in {path}")
+    return statistics.median(vals)
+
+
+def csv_center(path, unit, bench, variant):
+    for r in csv.DictReader(open(path)):
+        if r["unit"] == unit and r["benchmark"] == bench and r["variant"] == variant:
+            return float(r["center"])
+    sys.exit(f"estimate.py: no {unit} {bench} {variant} in {path}")
+
+
+mb = f"{out}-mbind/bench.txt"
+price = max(bench_median(mb, "BenchmarkMbindPreferred/range=4MiB"), bench_median(mb, "BenchmarkMbindPreferred/range=64MiB"))
+lines = [f"BenchmarkMbindModel 1 {price:.0f} ns/call"]
+for bench in ["ParallelAlloc", "GCHeavy"]:
+    base = csv_center(hostbase, "sec/op", bench, "stock") * 1e9
+    ins = f"{out}-instructions/results.csv"
+    i1 = csv_center(ins, "instructions/op", bench, "bind1")
+    i2 = csv_center(ins, "instructions/op", bench, "bind1-mem2")
+    ipct = 100 * (i2 - i1) / i1
+    for nodes in ["2node", "4node"]:
+        g = f"{out}-{nodes}/results.csv"
+        calls = csv_center(g, "numamem-syscalls/op", bench, "bind1-mem2")
+        spans = csv_center(g, "numamem-spans/op", bench, "bind1-mem2")
+        spct = 100 * calls * price / base
+        lines.append(
+            f"BenchmarkEstimate/{bench}/{nodes} 1 {i1:.6g} bind1-instructions/op {i2:.6g} mem2-instructions/op "
+            f"{ipct:.2f} added-instructions-pct {calls:.4g} syscalls/op {spans:.4g} spans/op "
+            f"{calls / spans if spans else 0:.4f} syscalls/span {base:.4g} base-ns/op "
+            f"{spct:.2f} added-syscall-pct {ipct + spct:.2f} added-pct"
+        )
+print("# " + os.path.relpath(os.path.abspath(__file__), root) + ": a model, not a measurement (see the script)")
+print("\n".join(lines))
