@@ -23,6 +23,7 @@ import (
 // (reported, not checked: about 1/nodes by chance).
 func checkNumamem(ns []node) error {
 	var control string
+	var controlShare float64
 	for _, godebug := range []string{"numa=1,numabind=1", "numa=1,numabind=1,numamem=1", "numa=1,numabind=1,numamem=2"} {
 		out, err := run(godebug, nil, "child-numamem")
 		if err != nil {
@@ -40,18 +41,24 @@ func checkNumamem(ns []node) error {
 				return fmt.Errorf("GODEBUG=%s: /memory/numa counters %d moved, %d others, %d system calls, %d spans; want 0 without numamem", godebug, r.moved, r.other, r.calls, r.spans)
 			}
 			control = fmt.Sprintf("without numamem: %s", r.shares())
+			controlShare = float64(r.on[0][1]) / float64(max(r.pages[0][1], 1))
 			continue
 		case "numa=1,numabind=1,numamem=1":
-			// 80%: without numamem the share is about 1/nodes (48% and
-			// 29-31% in 2- and 4-node guests); with it 94-99.8% there,
+			// Without numamem the recycled share is 1/nodes or a little
+			// more (pages a P frees and takes again stay put); with it
+			// 75-99.8% in these guests, depending on how the GC's
+			// timing in the emulator interleaves sweeps and moves, and
 			// less with the kernel's balancer on, which moves some
-			// pages back towards their other readers.
+			// pages back towards their other readers. So: more than
+			// the control by 5 points, or 80%, and pages moved.
 			// Each span taken costs at least its query (one per 64 pages).
 			if r.spans == 0 || r.calls < r.spans {
 				return fmt.Errorf("GODEBUG=%s: %d system calls for %d spans taken; want at least one per span", godebug, r.calls, r.spans)
 			}
-			if p, on := r.pages[0][1], r.on[0][1]; p < 500 || float64(on) < 0.8*float64(p) || r.moved == 0 {
-				return fmt.Errorf("GODEBUG=%s: %d of %d recycled small-object pages on the writer's node, %d pages moved; want at least 500 pages, 80%% and some moved (%s)",
+			p, on := r.pages[0][1], r.on[0][1]
+			share := float64(on) / float64(max(p, 1))
+			if p < 500 || (share < 0.8 && share < controlShare+0.05) || r.moved == 0 {
+				return fmt.Errorf("GODEBUG=%s: %d of %d recycled small-object pages on the writer's node, %d pages moved; want at least 500 pages, 80%% or 5 points more than without numamem, and some moved (%s)",
 					godebug, on, p, r.moved, control)
 			}
 		default:
@@ -66,10 +73,22 @@ func checkNumamem(ns []node) error {
 			if perSpan := float64(r.recycledCalls) / float64(r.recycledSpans); perSpan > 0.05 {
 				return fmt.Errorf("GODEBUG=%s: %d system calls for %d spans after the first round (%.3f per span); want at most 0.05", godebug, r.recycledCalls, r.recycledSpans, perSpan)
 			}
-			for size := range 2 {
-				for phase := range 2 {
-					if p, on := r.pages[size][phase], r.on[size][phase]; p < 100 || float64(on) < 0.95*float64(p) {
-						return fmt.Errorf("GODEBUG=%s: %d of %d %s pages on the writer's node; want at least 100 pages and 95%% (%s)",
+			// Each kind with 100 samples or more, and fresh and
+			// recycled pages of both sizes together, must be 95% on
+			// the writer's node. Fresh pages can be few: in the
+			// 4-node guest most first-round pages are touched by the
+			// allocator's zeroing before the sample looks, and a
+			// goroutine that moves to another node's P between its
+			// allocation and its write counts against the share.
+			for phase := range 2 {
+				p, on := r.pages[0][phase]+r.pages[1][phase], r.on[0][phase]+r.on[1][phase]
+				if p < 100 || float64(on) < 0.95*float64(p) {
+					return fmt.Errorf("GODEBUG=%s: %d of %d %s pages on the writer's node; want at least 100 pages and 95%% (%s)",
+						godebug, on, p, []string{"fresh", "recycled"}[phase], control)
+				}
+				for size := range 2 {
+					if p, on := r.pages[size][phase], r.on[size][phase]; p >= 100 && float64(on) < 0.95*float64(p) {
+						return fmt.Errorf("GODEBUG=%s: %d of %d %s pages on the writer's node; want 95%% (%s)",
 							godebug, on, p, numamemKinds[size][phase], control)
 					}
 				}
@@ -113,7 +132,7 @@ func (r *numamemReport) shares() string {
 // 4 KiB buffers (small objects) and 128 64 KiB ones (large objects) each,
 // which are then dropped and collected, so that the next round's buffers
 // reuse pages other Ps wrote. For each buffer it samples the first page
-// (and every fourth page of a large one), before the write (resident:
+// (and every page of a large one), before the write (resident:
 // recycled, else fresh) and after it (its node), against the node of the
 // CPU that wrote it. It prints the pages
 // sampled and those on the writer's node (numamemReport), the runtime's
@@ -137,10 +156,11 @@ func childNumamem() {
 						size, kind = 64<<10, 1
 					}
 					b := make([]byte, size)
-					// Every fourth page of a large object, so that
-					// its fresh pages, fewer than the small
-					// objects', are sampled enough.
-					for off := 0; off < size; off += 4 * pages.Size {
+					// Every page of a large object, so that its
+					// fresh pages, far fewer than the small
+					// objects' (freed large objects' pages are
+					// reused resident), are sampled enough.
+					for off := 0; off < size; off += pages.Size {
 						writer, ok1 := pages.CPUNode()
 						res, ok2 := pages.Resident(unsafe.Pointer(&b[off]))
 						b[off] = 1

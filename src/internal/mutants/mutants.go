@@ -200,6 +200,30 @@ var All = []Mutant{
 		New:   "\t\tif false {",
 		Tests: "^TestNUMAConfine",
 	},
+	{
+		Name: "heap-window-pages", Patch: "0024",
+		What:  "a P's page cache comes from its node's heap window (numamem=2)",
+		File:  "src/runtime/mheap.go",
+		Old:   "\t\t\tif numaHeapOn && numaHeapNodeOfP(pp) >= 0 {",
+		New:   "\t\t\tif false && numaHeapNodeOfP(pp) >= 0 {",
+		Tests: "^TestNUMAHeap",
+	},
+	{
+		Name: "heap-window-return", Patch: "0024",
+		What:  "a swept or uncached span goes back to its window's mcentral (numamem=2)",
+		File:  "src/runtime/numa_heap.go",
+		Old:   "\tif numaHeapOn {\n\t\treturn numaSpanCentral(s)",
+		New:   "\tif false {\n\t\treturn numaSpanCentral(s)",
+		Tests: "^TestNUMAHeap",
+	},
+	{
+		Name: "heap-window-refill", Patch: "0024",
+		What:  "a P refills its mcache from its node's window's mcentrals (numamem=2)",
+		File:  "src/runtime/numa_heap.go",
+		Old:   "\t\tif w := numaHeap.winOf[pp.numaNode]; w >= 0 {",
+		New:   "\t\tif w := numaHeap.winOf[pp.numaNode]; false && w >= 0 {",
+		Tests: "^TestNUMAHeap",
+	},
 }
 
 // A Result is the outcome of one mutant.
