@@ -34,7 +34,7 @@ for b in ParallelAlloc:10600 GCHeavy:200; do
 					else if ($NF ~ /runtime\/numa_mem_linux\.go:/) mem += $1
 					else if ($NF ~ /findFrom|allocWithin|allocToCacheWithin/) search += $1
 				}
-				END { printf "%s\t%d\t%s\t%d\t%d\t%d\t%d\n", b, it, sp, total, heap, mem, search }' >>"$dir/attribution.txt"
+				END { printf "%s\t%d\t%s\t%.0f\t%.0f\t%.0f\t%.0f\n", b, it, sp, total, heap, mem, search }' >>"$dir/attribution.txt"
 	done
 done
 rm -f "$dir/cg.out" "$dir/bench.tmp"

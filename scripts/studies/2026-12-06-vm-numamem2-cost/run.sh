@@ -6,7 +6,8 @@
 #     bind1 (numa=1,numafake=2,numabind=1), bind1-mem2 (also numamem=2:
 #     on a numafake topology the windows are used, routing and all, but
 #     not placed, so no system call) and bind1b, a second bind1 as the
-#     control. bind1-mem2 against bind1 is the runtime's own work per op.
+#     control; attribute.sh adds attribution.txt, the instructions that
+#     numamem=2's own code executes there, per op and per span.
 #   <out>-2node, <out>-4node: the same workloads at GOMAXPROCS=1 in 2-
 #     and 4-node guests (1 vCPU a node, balancer off), where the windows
 #     are placed: bind1, bind1-mem (numamem=1), bind1-mem2 and bind1b,
@@ -36,6 +37,8 @@ fake=numa=1,numafake=2,numabind=1
 .bin/schedlab bench -suite workloads -bench "$bench" -measure instructions -count "$count" \
 	-variant stock -variant "bind1=patched:$fake" -variant "bind1-mem2=patched:$fake,numamem=2" \
 	-variant "bind1b=patched:$fake" -out "$out-instructions"
+# ... and the part of them that numamem=2's own code executes.
+"$here/attribute.sh" "$out-instructions"
 
 # Host: mbind's price.
 mkdir -p "$out-mbind"
