@@ -60,7 +60,7 @@ func Write(dir string, c *stats.Comparison, meta *results.Metadata) ([]string, e
 	var out []string
 	if meta.Sweep == nil {
 		for _, t := range c.Tables {
-			if len(c.Cols) > 1 {
+			if len(c.Cols) > 1 && anyDelta(c, t) {
 				rel := filepath.Join(results.PlotsDir, "delta-"+unitFile(t.Unit)+".svg")
 				if err := plotDeltas(filepath.Join(dir, rel), c, t, caption); err != nil {
 					return nil, err
@@ -89,6 +89,20 @@ func Write(dir string, c *stats.Comparison, meta *results.Metadata) ([]string, e
 		out = append(out, ps...)
 	}
 	return out, nil
+}
+
+// anyDelta reports whether some variant of t has a finite change against
+// the base: where the base is zero in every row (a counter only the
+// other variants have), a change plot would have no bar at all.
+func anyDelta(c *stats.Comparison, t *stats.UnitTable) bool {
+	for _, r := range t.Rows {
+		for ci, d := range r.Deltas {
+			if ci != c.Base && d != nil && isFinite(d.Pct) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Caption names where a figure comes from, so that one copied into a
