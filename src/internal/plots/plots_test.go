@@ -187,3 +187,32 @@ func TestSweepLogY(t *testing.T) {
 		t.Errorf("%s does not name its series and folder", plots[0])
 	}
 }
+
+// TestReportSkipsEmptyDeltas: a counter that only the other variants have
+// (the base reads 0 in every round) has no change against the base, so
+// the report draws no change plot for it; the units with a change get one.
+func TestReportSkipsEmptyDeltas(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for round := range 6 {
+		for i, v := range []string{"base", "other"} {
+			fmt.Fprintf(&b, "variant: %s\npkg: w\n", v)
+			fmt.Fprintf(&b, "BenchmarkAlloc-2\t400\t%d ns/op\t%d numamem-syscalls/op\n\n", 2000+100*i+round, i*(5+round))
+		}
+	}
+	os.WriteFile(filepath.Join(dir, results.RawFile), []byte(b.String()), 0o644)
+	meta := results.Metadata{Suite: "workloads", Count: 6, Complete: true,
+		Variants: []results.VariantMeta{{Name: "base"}, {Name: "other"}}}
+	c, err := stats.CompareAgainst(filepath.Join(dir, results.RawFile), "base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plots, err := Write(dir, c, &meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(results.PlotsDir, "delta-sec-per-op.svg")}
+	if !slices.Equal(plots, want) {
+		t.Fatalf("plots %q, want %q (no change plot for a counter the base lacks)", plots, want)
+	}
+}
