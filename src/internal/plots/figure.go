@@ -44,11 +44,18 @@ const (
 
 // A Figure says what a drawing holds, for its description and its check:
 // the plots painted on it, whether one of them colours cells by value,
-// and the colour bar of those cells.
+// and the colour bar of those cells; for a grid of panels, the title
+// over them all and the axes drawn once for several panels.
 type Figure struct {
 	Panels  []*plot.Plot
 	HeatMap bool
 	Key     *plot.Plot
+	// Title is a title drawn once over all the panels (each panel's own
+	// is its plot's).
+	Title string
+	// Shared are axes drawn once for several panels: the label under a
+	// grid's columns, with the ticks the panels under it share.
+	Shared []*plot.Axis
 }
 
 // FigureDesc is the description a saved figure carries, as JSON: in the
@@ -78,6 +85,14 @@ const FigureKeyword = "schedlab-figure"
 // Describe returns the description of f drawn w by h.
 func Describe(f Figure, w, h vg.Length) FigureDesc {
 	d := FigureDesc{WidthIn: round3(inches(w)), HeightIn: round3(inches(h)), HeatMap: f.HeatMap}
+	if f.Title != "" {
+		d.Titles = append(d.Titles, f.Title)
+	}
+	for _, a := range f.Shared {
+		if ad, drawn := describeAxis(a); drawn {
+			d.Axes = append(d.Axes, ad)
+		}
+	}
 	for _, p := range f.Panels {
 		if p.Title.Text != "" {
 			d.Titles = append(d.Titles, p.Title.Text)

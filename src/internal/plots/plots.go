@@ -20,7 +20,11 @@
 //   - reference variants (stock in a sweep) are a line with their CI as a
 //     band, inside the plotted range;
 //   - in change plots, differences that are not significant are pale, and
-//     the legend says so.
+//     the legend says so;
+//   - no two variants of a figure share a colour: a change or level plot
+//     of at most eight variants draws them in one panel, a colour each,
+//     and one of more as small multiples, a panel per variant under its
+//     name, sharing the benchmark rows and the x axis.
 //
 // Each plot is written as SVG and, next to it, as PNG.
 package plots
@@ -276,7 +280,7 @@ func tableMagnitude(t *stats.UnitTable) float64 {
 // is what pale, non-significant marks are drawn in), and a dark teal and
 // an olive after them: twelve colours that stay apart in print, the first
 // ten also for the common colour-vision deficiencies. gonum's default has
-// seven, and the NUMA study has twelve variants.
+// seven. A figure names at most maxVariantsPerPanel variants by colour.
 var variantPalette = []color.Color{
 	color.RGBA{0x4e, 0x79, 0xa7, 0xff}, color.RGBA{0xf2, 0x8e, 0x2b, 0xff}, color.RGBA{0xe1, 0x57, 0x59, 0xff},
 	color.RGBA{0x76, 0xb7, 0xb2, 0xff}, color.RGBA{0x59, 0xa1, 0x4f, 0xff}, color.RGBA{0xed, 0xc9, 0x48, 0xff},
@@ -284,18 +288,66 @@ var variantPalette = []color.Color{
 	color.RGBA{0x3b, 0x3b, 0x3b, 0xff}, color.RGBA{0x1f, 0x5f, 0x6b, 0xff}, color.RGBA{0x9a, 0x9a, 0x2c, 0xff},
 }
 
-// variantColor is column i's colour, the same in every plot of a folder.
+// variantColor is column i's colour, the same in every plot of a folder
+// of at most len(variantPalette) columns.
 func variantColor(i int) color.Color { return variantPalette[i%len(variantPalette)] }
+
+// variantColors returns the colours of the columns cols that one figure
+// names in its legend, no two alike: each column's own (variantColor)
+// where no two of cols share one, so that a variant keeps its colour
+// from figure to figure; else the palette in order, which tells
+// len(variantPalette) apart. A figure of more variants than that draws
+// them in panels of their own (maxVariantsPerPanel).
+func variantColors(cols []int) []color.Color {
+	out := make([]color.Color, len(cols))
+	seen := map[int]bool{}
+	for k, ci := range cols {
+		i := ci % len(variantPalette)
+		if seen[i] {
+			for k := range cols {
+				out[k] = variantPalette[k%len(variantPalette)]
+			}
+			return out
+		}
+		seen[i] = true
+		out[k] = variantColor(ci)
+	}
+	return out
+}
 
 // niceTicks puts 4 to 10 labelled ticks at multiples of 1, 2 or 5 times
 // a power of ten, so that zero, when in range, is always labelled.
 type niceTicks struct{}
 
-func (niceTicks) Ticks(min, max float64) []plot.Tick {
-	if !(max > min) {
+func (niceTicks) Ticks(min, max float64) []plot.Tick { return stepTicks(min, max, 6) }
+
+// fewTicks are niceTicks for a narrow axis: the most labelled ticks, at
+// multiples of 1, 2 or 5 times a power of ten, up to n, so that their
+// labels do not run into each other.
+type fewTicks int
+
+func (n fewTicks) Ticks(min, max float64) []plot.Tick {
+	if !(max > min) || n < 1 {
 		return plot.DefaultTicks{}.Ticks(min, max)
 	}
-	raw := (max - min) / 6
+	// From a step of a tenth of n's, the first that n ticks cover.
+	raw := (max - min) / float64(n)
+	for mag := math.Pow(10, math.Floor(math.Log10(raw))-1); ; mag *= 10 {
+		for _, m := range []float64{1, 2, 5} {
+			if ts := ticksEvery(min, max, m*mag); len(ts) <= int(n) {
+				return ts
+			}
+		}
+	}
+}
+
+// stepTicks ticks [min, max] every 1, 2 or 5 times a power of ten, the
+// smallest such step that is at least (max-min)/n.
+func stepTicks(min, max, n float64) []plot.Tick {
+	if !(max > min) || !(n > 0) {
+		return plot.DefaultTicks{}.Ticks(min, max)
+	}
+	raw := (max - min) / n
 	mag := math.Pow(10, math.Floor(math.Log10(raw)))
 	step := mag
 	for _, m := range []float64{1, 2, 5, 10} {
@@ -304,6 +356,11 @@ func (niceTicks) Ticks(min, max float64) []plot.Tick {
 			break
 		}
 	}
+	return ticksEvery(min, max, step)
+}
+
+// ticksEvery ticks [min, max] at the multiples of step.
+func ticksEvery(min, max, step float64) []plot.Tick {
 	var ts []plot.Tick
 	for k := math.Ceil(min / step); k*step <= max+step*1e-9; k++ {
 		v := k * step

@@ -19,6 +19,7 @@ import (
 // row i of n is at y = n-1-i (the first row on top), and column k of
 // ncols gets its own band within the row. Values are in data units.
 type rowMarks struct {
+	name     string // the variant's
 	k, ncols int
 	color    color.Color
 	bars     bool        // a bar from 0 to center; otherwise a dot at center
@@ -151,16 +152,12 @@ func paler(c color.Color) color.Color {
 	return color.NRGBA{mix(r), mix(g), mix(b), 0xff}
 }
 
-// rowPlot starts a plot with one benchmark per row and returns it with
-// the height it needs: rows tall enough for ncols bands, and room above
-// them for legend entries.
-func rowPlot(t *stats.UnitTable, ncols, legend int) (*plot.Plot, vg.Length) {
+// rowPlot starts a plot with one benchmark per row (names, the first on
+// top) and returns it with the height it needs: rows tall enough for
+// ncols bands, and room above them for legend entries.
+func rowPlot(names []string, ncols, legend int) (*plot.Plot, vg.Length) {
 	p := plot.New()
-	names := make([]string, len(t.Rows))
-	for i, r := range t.Rows {
-		names[len(t.Rows)-1-i] = r.Name
-	}
-	p.NominalY(names...)
+	p.NominalY(bottomUp(names)...)
 	p.X.Tick.Marker = niceTicks{}
 	p.Add(plotter.NewGrid())
 	// Rows tall enough for a band per variant, unless the figure would
@@ -168,17 +165,144 @@ func rowPlot(t *stats.UnitTable, ncols, legend int) (*plot.Plot, vg.Length) {
 	const margins = 90                 // points: title, caption, x axis
 	legendH := float64(legend)*9.5 + 4 // a 9-point legend entry takes about 9.5 points
 	rowH := math.Max(16, 9*float64(ncols)+6)
-	if most := (MaxFigureHeight.Points() - margins - legendH) / float64(len(t.Rows)); rowH > most {
+	if most := (MaxFigureHeight.Points() - margins - legendH) / float64(len(names)); rowH > most {
 		rowH = most
 	}
 	// The legend is drawn inside the data area, top right; keep that
 	// area free by extending the y range over empty rows.
 	free := legendH / rowH
-	p.Y.Min, p.Y.Max = -0.5, float64(len(t.Rows))-0.5+free
+	p.Y.Min, p.Y.Max = -0.5, float64(len(names))-0.5+free
 	p.Legend.Top = true
 	p.Legend.TextStyle.Font.Size = vg.Points(9)
-	h := vg.Points(rowH*(float64(len(t.Rows))+free) + margins)
+	h := vg.Points(rowH*(float64(len(names))+free) + margins)
 	return p, h
+}
+
+// bottomUp returns names in reverse: a nominal axis counts from the
+// bottom, and the first benchmark goes on top.
+func bottomUp(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[len(names)-1-i] = n
+	}
+	return out
+}
+
+// rowNames are the benchmarks of t, one per row.
+func rowNames(t *stats.UnitTable) []string {
+	names := make([]string, len(t.Rows))
+	for i, r := range t.Rows {
+		names[i] = r.Name
+	}
+	return names
+}
+
+// maxVariantsPerPanel is the most variants a plot with one benchmark per
+// row draws in one panel, a coloured band each, with a legend that names
+// them by colour. More would not be read: past eight, categorical colours
+// are no longer told apart at a glance (the palette's last ones are
+// already dark teal beside blue and olive beside green), the legend
+// grows as tall as the rows, and a suite of 14 benchmarks on a page
+// leaves each band under 4 points. A figure of more variants is drawn as
+// small multiples (smallMultiples): a panel per variant, which its title
+// names, so that no colour has to.
+const maxVariantsPerPanel = 8
+
+// A rowChart is what a plot with one benchmark per row shows, before it
+// is laid out: one panel with a band per variant, or, with more than
+// maxVariantsPerPanel variants, a grid of one panel per variant.
+type rowChart struct {
+	title, caption string // the quantity; the folder and series
+	xLabel         string // with its unit
+	rows           []string
+	marks          []*rowMarks    // one per variant: its name and marks
+	cols           []int          // the comparison's column each of marks draws
+	over           []plot.Plotter // drawn over the marks in every panel
+	// nameVariants says whether a single panel's legend names the
+	// variants (not where there is only one).
+	nameVariants bool
+	// alpha is the level at which marks are pale (not significant); 0
+	// where none are.
+	alpha float64
+	// xLimit narrows the data's x range (nil: keep it).
+	xLimit func(lo, hi float64) (float64, float64)
+}
+
+// A rowFigure is a rowChart laid out, ready to save: its size, how to
+// paint it, what it holds (figure.Panels, and marks[i] the marks panel i
+// draws) and, for small multiples, the panels by grid row and column
+// (nil where a row has fewer).
+type rowFigure struct {
+	w, h   vg.Length
+	paint  func(draw.Canvas)
+	figure Figure
+	marks  [][]*rowMarks
+	grid   [][]*plot.Plot
+}
+
+func (f *rowFigure) save(path string) error {
+	return SaveDrawing(f.w, f.h, path, f.paint, f.figure)
+}
+
+// layout lays ch out: in one panel, or as small multiples when it has
+// more variants than one panel tells apart.
+func (ch *rowChart) layout() *rowFigure {
+	if len(ch.marks) > maxVariantsPerPanel {
+		return ch.smallMultiples()
+	}
+	return ch.singlePanel()
+}
+
+// xRange is the x range every panel of ch shares: the data's, narrowed
+// by xLimit.
+func (ch *rowChart) xRange() (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, m := range ch.marks {
+		x0, x1, _, _ := m.DataRange()
+		lo, hi = math.Min(lo, x0), math.Max(hi, x1)
+	}
+	if lo > hi {
+		lo, hi = 0, 1
+	}
+	if ch.xLimit != nil {
+		lo, hi = ch.xLimit(lo, hi)
+	}
+	if lo == hi {
+		// Every value alike (a gauge no variant moves): the range an
+		// axis is drawn over then.
+		lo, hi = lo-1, hi+1
+	}
+	return lo, hi
+}
+
+// singlePanel draws every variant of ch in one panel, a band each in a
+// colour of its own, named in the legend.
+func (ch *rowChart) singlePanel() *rowFigure {
+	legend := 0
+	if ch.nameVariants {
+		legend = len(ch.marks)
+	}
+	if ch.alpha > 0 {
+		legend++
+	}
+	p, h := rowPlot(ch.rows, len(ch.marks), legend)
+	p.Title.Text = withCaption(ch.title, ch.caption)
+	p.X.Label.Text = ch.xLabel
+	colors := variantColors(ch.cols)
+	for k, m := range ch.marks {
+		m.k, m.ncols, m.color = k, len(ch.marks), colors[k]
+		p.Add(m)
+		if ch.nameVariants {
+			p.Legend.Add(m.name, m)
+		}
+	}
+	if ch.alpha > 0 {
+		p.Legend.Add(fmt.Sprintf("pale: not significant (p > %g)", ch.alpha), paleThumb{})
+	}
+	p.Add(ch.over...)
+	p.X.Min, p.X.Max = ch.xRange()
+	return &rowFigure{w: plotWidth, h: h, paint: p.Draw,
+		figure: Figure{Panels: []*plot.Plot{p}}, marks: [][]*rowMarks{ch.marks}}
 }
 
 // plotDeltas plots each variant's change against the base, per
@@ -186,15 +310,22 @@ func rowPlot(t *stats.UnitTable, ncols, legend int) (*plot.Plot, vg.Length) {
 // two 95% CIs allow as a whisker (Delta.Limit's bounds), pale where the
 // difference is not significant.
 func plotDeltas(path string, c *stats.Comparison, t *stats.UnitTable, caption string) error {
+	return deltaChart(c, t, caption).layout().save(path)
+}
+
+func deltaChart(c *stats.Comparison, t *stats.UnitTable, caption string) *rowChart {
 	cols := columnsWithData(c, t, c.Base)
-	p, h := rowPlot(t, len(cols), len(cols)+1)
 	q := quantityFor(t.Unit, 0)
-	p.Title.Text = fmt.Sprintf("%s: change against %s", q.name, c.Cols[c.Base])
-	p.X.Label.Text = "change of the median (%); whiskers: range the two CIs (≥95%) allow"
+	ch := &rowChart{
+		title:   fmt.Sprintf("%s: change against %s", q.name, c.Cols[c.Base]),
+		caption: caption,
+		xLabel:  "change of the median (%); whiskers: range the two CIs (≥95%) allow",
+		rows:    rowNames(t), cols: cols, over: []plot.Plotter{vline(0)},
+		nameVariants: true, alpha: c.Alpha,
+	}
 	n := len(t.Rows)
-	var marks []*rowMarks
-	for k, ci := range cols {
-		m := &rowMarks{k: k, ncols: len(cols), color: variantColor(ci), bars: true,
+	for _, ci := range cols {
+		m := &rowMarks{name: c.Cols[ci], bars: true,
 			center: nans(n), lo: nans(n), hi: nans(n), pale: make([]bool, n)}
 		for i, r := range t.Rows {
 			d := r.Deltas[ci]
@@ -209,18 +340,13 @@ func plotDeltas(path string, c *stats.Comparison, t *stats.UnitTable, caption st
 				m.hi[i] = 100 * (cell.Hi/base.Lo - 1)
 			}
 		}
-		p.Add(m)
-		p.Legend.Add(c.Cols[ci], m)
-		marks = append(marks, m)
+		ch.marks = append(ch.marks, m)
 	}
-	p.Legend.Add(fmt.Sprintf("pale: not significant (p > %g)", c.Alpha), paleThumb{})
-	p.Add(vline(0))
-	if lim, cut := deltaAxisLimit(marks); cut {
-		p.X.Min, p.X.Max = math.Max(p.X.Min, -lim), math.Min(p.X.Max, lim)
-		p.X.Label.Text += "\n(longer whiskers are cut at the edge)"
+	if lim, cut := deltaAxisLimit(ch.marks); cut {
+		ch.xLimit = func(lo, hi float64) (float64, float64) { return math.Max(lo, -lim), math.Min(hi, lim) }
+		ch.xLabel += "\n(longer whiskers are cut at the edge)"
 	}
-	p.Title.Text = withCaption(p.Title.Text, caption)
-	return Save(p, plotWidth, h, path)
+	return ch
 }
 
 // deltaAxisLimit returns the half-width of a change plot's x axis that
@@ -255,17 +381,24 @@ func deltaAxisLimit(marks []*rowMarks) (float64, bool) {
 // plotLevels plots each variant's level per benchmark: the median with
 // its 95% CI and every run.
 func plotLevels(path string, c *stats.Comparison, t *stats.UnitTable, caption string) error {
+	return levelChart(c, t, caption).layout().save(path)
+}
+
+func levelChart(c *stats.Comparison, t *stats.UnitTable, caption string) *rowChart {
 	cols := columnsWithData(c, t, -1)
-	p, h := rowPlot(t, len(cols), len(cols))
 	q := quantityFor(t.Unit, tableMagnitude(t))
-	p.Title.Text = q.name + " by variant"
-	if len(c.Cols) == 1 {
-		p.Title.Text = q.name
+	ch := &rowChart{
+		title:   q.name + " by variant",
+		caption: caption,
+		xLabel:  q.label() + "; median, CI (≥95%) and each run",
+		rows:    rowNames(t), cols: cols, nameVariants: len(c.Cols) > 1,
 	}
-	p.X.Label.Text = q.label() + "; median, CI (≥95%) and each run"
+	if len(c.Cols) == 1 {
+		ch.title = q.name
+	}
 	n := len(t.Rows)
-	for k, ci := range cols {
-		m := &rowMarks{k: k, ncols: len(cols), color: variantColor(ci),
+	for _, ci := range cols {
+		m := &rowMarks{name: c.Cols[ci],
 			center: nans(n), lo: nans(n), hi: nans(n), runs: make([][]float64, n)}
 		for i, r := range t.Rows {
 			cell := r.Cells[ci]
@@ -278,16 +411,12 @@ func plotLevels(path string, c *stats.Comparison, t *stats.UnitTable, caption st
 				m.runs[i] = append(m.runs[i], v*q.scale)
 			}
 		}
-		p.Add(m)
-		if len(c.Cols) > 1 {
-			p.Legend.Add(c.Cols[ci], m)
-		}
+		ch.marks = append(ch.marks, m)
 	}
 	if strings.HasSuffix(t.Unit, "-share") {
-		p.X.Min, p.X.Max = 0, 100
+		ch.xLimit = func(lo, hi float64) (float64, float64) { return 0, 100 }
 	}
-	p.Title.Text = withCaption(p.Title.Text, caption)
-	return Save(p, plotWidth, h, path)
+	return ch
 }
 
 func nans(n int) []float64 {
