@@ -232,14 +232,10 @@ var relLink = regexp.MustCompile(`\]\(\.\./(\d{4}-\d{2}-\d{2}-[A-Za-z0-9_-]+)`)
 
 // bind returns what binds q, a number of para, which links folders.
 func bind(root, para string, q quote, folders []string, claims map[string][]Claim) string {
-	n := normal(q.text)
-	for _, f := range folders {
-		for _, c := range claims[f] {
-			if normal(c.Quoted) == n {
-				return "claim " + f + "/" + c.ID
-			}
-		}
+	if c := bestClaim(para, q, folders, claims); c != "" {
+		return c
 	}
+	n := normal(q.text)
 	s := stripCode(para)
 	for _, f := range folders {
 		set, _ := Settings(filepath.Join(root, "results", f))
@@ -275,6 +271,86 @@ func bind(root, para string, q quote, folders []string, claims map[string][]Clai
 		return "patch"
 	}
 	return "unbound"
+}
+
+// bestClaim returns the claim ("claim <folder>/<id>") that binds q, a
+// number of para, or "" if no claim of folders quotes its value. Two
+// claims often quote the same value (BurstyProducer's 43.1% share of
+// local steals and another variant's ±43.1% detection limit), and
+// binding the number to the wrong one would let the data behind it
+// change unnoticed. So a claim quoted exactly as the paragraph writes
+// the number (with its ± and sign) wins, then one whose benchmark or
+// variant the paragraph names, then the first in folder and file order.
+func bestClaim(para string, q quote, folders []string, claims map[string][]Claim) string {
+	n := normal(q.text)
+	written := q.text
+	if strings.HasSuffix(para[:q.off], "±") {
+		written = "±" + written
+	}
+	best, bestScore := "", -1
+	for _, f := range folders {
+		for _, c := range claims[f] {
+			if normal(c.Quoted) != n {
+				continue
+			}
+			score := 0
+			if sameForm(c.Quoted, written) {
+				score += 2
+			}
+			if names(para, benchName(c.Bench)) || names(para, c.Variant) {
+				score++
+			}
+			if score > bestScore {
+				best, bestScore = "claim "+f+"/"+c.ID, score
+			}
+		}
+	}
+	return best
+}
+
+// sameForm reports whether a and b are one number written alike: the
+// same sign or ±, digits and unit, whatever the minus sign's glyph and
+// the thousands commas.
+func sameForm(a, b string) bool {
+	canon := func(s string) string {
+		return strings.ReplaceAll(strings.ReplaceAll(s, "−", "-"), ",", "")
+	}
+	return canon(a) == canon(b)
+}
+
+// benchName returns a claim's benchmark as prose names it, without
+// benchstat's GOMAXPROCS suffix (BurstyProducer-8), or "" where the
+// field is not a benchmark name (a regexp, a description or "-").
+func benchName(bench string) string {
+	if bench == "-" || strings.ContainsAny(bench, " ()[]|*+?\\") {
+		return ""
+	}
+	if i := strings.LastIndexByte(bench, '-'); i > 0 && strings.Trim(bench[i+1:], "0123456789") == "" {
+		bench = bench[:i]
+	}
+	return bench
+}
+
+// names reports whether text names name as a whole word: "bind1"
+// is not named by "bind1-mem2".
+func names(text, name string) bool {
+	if name == "" || name == "-" {
+		return false
+	}
+	wordByte := func(b byte) bool {
+		return b == '-' || b == '_' || b == '/' || '0' <= b && b <= '9' || 'a' <= b|0x20 && b|0x20 <= 'z'
+	}
+	for i := 0; ; {
+		j := strings.Index(text[i:], name)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(name)
+		if (start == 0 || !wordByte(text[start-1])) && (end == len(text) || !wordByte(text[end])) {
+			return true
+		}
+		i = start + 1
+	}
 }
 
 // ReadBound reads BoundFile.

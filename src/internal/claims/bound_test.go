@@ -78,3 +78,42 @@ func TestBoundCatchesEdits(t *testing.T) {
 		t.Errorf("NewUnbound = %v, want the 9", nu)
 	}
 }
+
+// TestBindPrefersTheNamedClaim: where two claims quote the same value,
+// the number binds to the one written as the paragraph writes it (a ±
+// limit is not a share), then to the one whose benchmark or variant the
+// paragraph names, whatever their order in claims.tsv.
+func TestBindPrefersTheNamedClaim(t *testing.T) {
+	claimsTSV := "id\tfile\tbase\tunit\tbench\tvariant\tfield\tquoted\n" +
+		"limit\tb.txt\tbind1\tsec/op\t-\tbind1-mem2\tmaxlimit\t±43.1%\n" +
+		"share\tb.txt\tstock\tlocal-steal-share\tBurstyProducer-8\trandom\tpercent\t43.1%\n" +
+		"other\tb.txt\tstock\tsec/op\tForkJoinTree-8\tbind2\tpct\t+5.0%\n" +
+		"named\tb.txt\tstock\tsec/op\tTimerStorm-8\tbind1\tpct\t+5.0%\n"
+	root := t.TempDir()
+	dir := filepath.Join(root, "results", "2026-11-30-vm-x")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, ClaimsFile), []byte(claimsTSV), 0o644)
+	os.WriteFile(filepath.Join(dir, "FINDINGS.md"), []byte("# F\n\nNothing.\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "README.md"), []byte("# x\n\n"+
+		"BurstyProducer keeps 43.1% of its steals local ([x](results/2026-11-30-vm-x/)).\n\n"+
+		"`bind1-mem2` could have missed ±43.1%, and 43.1% with upstream's random order ([x](results/2026-11-30-vm-x/)).\n\n"+
+		"TimerStorm is +5.0% with `bind1` ([x](results/2026-11-30-vm-x/)).\n"), 0o644)
+	cs, err := ByFolder(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, err := Bind(root, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"share", "limit", "share", "named"}
+	var got []string
+	for _, b := range bs {
+		if b.Doc == "README.md" && strings.HasPrefix(b.Binding, "claim ") {
+			got = append(got, strings.TrimPrefix(b.Binding, "claim 2026-11-30-vm-x/"))
+		}
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("bound to %v, want %v", got, want)
+	}
+}
