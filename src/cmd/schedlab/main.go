@@ -191,7 +191,7 @@ type benchFlags struct {
 	buildOnly, prebuilt               string
 	count, copies                     int
 	timeout                           time.Duration
-	variants, wraps                   listFlag
+	variants, wraps, execTraces       listFlag
 	noReport, trace                   bool
 }
 
@@ -327,6 +327,7 @@ func cmdBench(ctx context.Context, args []string) error {
 	f.register(fs)
 	fs.Var(&f.variants, "variant", "a variant, [name=]toolchain[:GODEBUG]; toolchain is stock, patched or a GOROOT path (repeat)")
 	fs.Var(&f.wraps, "wrap", "name=command: run that variant's benchmarks under a command, e.g. 'oracle=numactl --cpunodebind=0 --membind=0' (repeat)")
+	fs.Var(&f.execTraces, "exectrace", "name: every run of that variant writes an execution trace (-test.trace) to a temporary file, in time and instruction modes alike (repeat)")
 	fs.Parse(args)
 	if fs.NArg() > 0 {
 		return fmt.Errorf("bench: unexpected arguments %q", fs.Args())
@@ -336,6 +337,9 @@ func cmdBench(ctx context.Context, args []string) error {
 		return err
 	}
 	if err := bench.ApplyWrappers(vs, f.wraps); err != nil {
+		return err
+	}
+	if err := bench.ApplyExecTrace(vs, f.execTraces); err != nil {
 		return err
 	}
 	return runBench(ctx, &f, vs, nil)

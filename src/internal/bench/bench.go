@@ -198,6 +198,13 @@ func (opt *Options) check() (countNote string, err error) {
 		if opt.Copies > 1 || opt.Trace || len(opt.Profile) > 0 {
 			return "", fmt.Errorf("-measure instructions counts one process per run: not with -copies, -trace or -profile")
 		}
+		// cachegrind runs the test binary itself: a wrapper would
+		// either be counted or, worse, silently not apply.
+		for _, v := range opt.Variants {
+			if len(v.Wrapper) > 0 {
+				return "", fmt.Errorf("-measure instructions: variant %s runs under a wrapper (%s), which cachegrind cannot count; trace with -exectrace instead of a wrapper", v.Name, strings.Join(v.Wrapper, " "))
+			}
+		}
 		// A count of a process is the count of one benchmark only
 		// if the process runs one, and of work only if the work does
 		// not follow the clock.
@@ -292,7 +299,7 @@ func (r *runner) resolveToolchains(upstream, seriesHash string) error {
 	for _, v := range r.opt.Variants {
 		tc := r.tcs[v.Toolchain]
 		r.meta.Variants = append(r.meta.Variants, results.VariantMeta{Name: v.Name, Toolchain: v.Toolchain, GOROOT: tc.GOROOT,
-			Version: tc.Version, Series: tc.Series, GODEBUG: v.GODEBUG, Wrapper: v.Wrapper, Binaries: map[string]string{}})
+			Version: tc.Version, Series: tc.Series, GODEBUG: v.GODEBUG, Wrapper: v.Wrapper, ExecTrace: v.ExecTrace, Binaries: map[string]string{}})
 	}
 	for _, v := range r.opt.Variants {
 		if tc := r.tcs[v.Toolchain]; tc.Series == "none" {

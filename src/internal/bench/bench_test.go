@@ -69,6 +69,39 @@ func TestApplyWrappers(t *testing.T) {
 	}
 }
 
+// TestExecTrace: -exectrace adds the trace flag to the named variant's
+// runs only, and instruction mode refuses a wrapper, which cachegrind
+// would not count, rather than dropping it.
+func TestExecTrace(t *testing.T) {
+	vs, err := ParseVariants([]string{"trace=patched", "notrace=patched"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ApplyExecTrace(vs, []string{"trace"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ApplyExecTrace(vs, []string{"nobody"}); err == nil || !strings.Contains(err.Error(), `no variant named "nobody"`) {
+		t.Errorf("ApplyExecTrace(nobody) error = %v", err)
+	}
+	args := []string{"-test.bench=X"}
+	if got := execTraceArgs(vs[0], args, "/tmp/t.out"); !reflect.DeepEqual(got, []string{"-test.bench=X", "-test.trace=/tmp/t.out"}) {
+		t.Errorf("traced variant's args = %q", got)
+	}
+	if got := execTraceArgs(vs[1], args, "/tmp/t.out"); !reflect.DeepEqual(got, args) {
+		t.Errorf("untraced variant's args = %q", got)
+	}
+	if len(args) != 1 {
+		t.Errorf("execTraceArgs changed its argument: %q", args)
+	}
+	if err := ApplyWrappers(vs, []string{"notrace=env"}); err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Suite: &Suite{Name: "workloads"}, Variants: vs, Count: 1, Measure: MeasureInstructions}
+	if _, err := opt.check(); err == nil || !strings.Contains(err.Error(), "variant notrace runs under a wrapper") {
+		t.Errorf("instruction mode with a wrapped variant: error = %v", err)
+	}
+}
+
 func TestParseVariantsDuplicate(t *testing.T) {
 	if _, err := ParseVariants([]string{"stock", "stock"}); err == nil || !strings.Contains(err.Error(), "used twice") {
 		t.Errorf("duplicate names: err = %v", err)

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -111,7 +113,9 @@ calibrate:
 	for k, iters := range []int{n, 2 * n} {
 		args := []string{"-test.run=^$", "-test.bench=" + t.Bench, "-test.count=1", "-test.cpu=" + cpu,
 			"-test.benchtime=" + strconv.Itoa(iters) + "x", "-test.timeout=" + (timeout + 30*time.Second).String()}
-		out, c, err := countTestBinary(rctx, bp.bin, bp.dir, args, runEnv(tc, v, ""))
+		traceOut := filepath.Join(r.tmp, "exectrace.out")
+		os.Remove(traceOut)
+		out, c, err := countTestBinary(rctx, bp.bin, bp.dir, execTraceArgs(v, args, traceOut), runEnv(tc, v, ""))
 		stdout.Write(out)
 		if err != nil {
 			status = "failed"

@@ -186,7 +186,9 @@ func (r *runner) start(ctx context.Context, tc *toolchain.Toolchain, bp *builtPk
 		if r.phys.PerfStat() {
 			ps.perfOuts = append(ps.perfOuts, perfOut)
 		}
-		ps.argv = r.phys.Wrap(append(append(slices.Clone(v.Wrapper), bp.bin), args...), perfOut)
+		traceOut := filepath.Join(r.tmp, fmt.Sprintf("exectrace-%d.out", k))
+		os.Remove(traceOut)
+		ps.argv = r.phys.Wrap(append(append(slices.Clone(v.Wrapper), bp.bin), execTraceArgs(v, args, traceOut)...), perfOut)
 		cmd := exec.CommandContext(ctx, ps.argv[0], ps.argv[1:]...)
 		cmd.Dir = bp.dir
 		cmd.Env = runEnv(tc, v, "")

@@ -19,6 +19,11 @@ type Variant struct {
 	// memory confined to one node, the locality a NUMA-aware scheduler
 	// can at best reach.
 	Wrapper []string
+	// ExecTrace, if set, has every run of the variant write an
+	// execution trace (-test.trace) to a temporary file: the cost of
+	// tracing, in time or in instructions, is then the difference from
+	// the same variant without it.
+	ExecTrace bool
 }
 
 func (v Variant) String() string {
@@ -131,4 +136,26 @@ func ApplyWrappers(vs []Variant, specs []string) error {
 		vs[i].Wrapper = argv
 	}
 	return nil
+}
+
+// ApplyExecTrace sets ExecTrace on the variants named (the -exectrace
+// flag's values).
+func ApplyExecTrace(vs []Variant, names []string) error {
+	for _, name := range names {
+		i := slices.IndexFunc(vs, func(v Variant) bool { return v.Name == name })
+		if i < 0 {
+			return fmt.Errorf("-exectrace %q: no variant named %q", name, name)
+		}
+		vs[i].ExecTrace = true
+	}
+	return nil
+}
+
+// execTraceArgs returns args with, for a variant that traces, the flag
+// that writes its execution trace to file.
+func execTraceArgs(v Variant, args []string, file string) []string {
+	if !v.ExecTrace {
+		return args
+	}
+	return append(slices.Clone(args), "-test.trace="+file)
 }

@@ -280,14 +280,21 @@ func dropRuns(raw []byte, drop map[runKey]bool) ([]byte, int) {
 	return out.Bytes(), dropped
 }
 
-// markWrapped adds each column's wrapper to its identity: a variant run
-// under numactl is not a control of the same toolchain without it, and
-// the self-check must not expect the two to agree.
+// markWrapped adds each column's wrapper, and whether it traced, to its
+// identity: a variant run under numactl or with the execution tracer on
+// is not a control of the same toolchain without it, and the self-check
+// must not expect the two to agree.
 func markWrapped(c *stats.Comparison, meta *results.Metadata) {
 	for ci, col := range c.Cols {
 		i := slices.IndexFunc(meta.Variants, func(v results.VariantMeta) bool { return v.Name == col })
-		if i >= 0 && ci < len(c.ColID) && len(meta.Variants[i].Wrapper) > 0 {
-			c.ColID[ci] += " under " + strings.Join(meta.Variants[i].Wrapper, " ")
+		if i < 0 || ci >= len(c.ColID) {
+			continue
+		}
+		if v := meta.Variants[i]; len(v.Wrapper) > 0 {
+			c.ColID[ci] += " under " + strings.Join(v.Wrapper, " ")
+		}
+		if meta.Variants[i].ExecTrace {
+			c.ColID[ci] += " traced"
 		}
 	}
 }

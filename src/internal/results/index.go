@@ -111,7 +111,7 @@ func control(vs []VariantMeta) string {
 	}
 	seen := map[string]bool{}
 	for _, v := range vs {
-		k := v.Toolchain + "\x00" + v.GODEBUG + "\x00" + strings.Join(v.Wrapper, " ")
+		k := fmt.Sprint(v.Toolchain, "\x00", v.GODEBUG, "\x00", strings.Join(v.Wrapper, " "), "\x00", v.ExecTrace)
 		if seen[k] {
 			return "yes"
 		}

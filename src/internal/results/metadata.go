@@ -62,8 +62,11 @@ type VariantMeta struct {
 	GODEBUG   string `json:"godebug"`
 	// Wrapper is the command the variant's benchmark binaries ran
 	// under (e.g. numactl for an oracle variant); empty for most.
-	Wrapper  []string          `json:"wrapper,omitempty"`
-	Binaries map[string]string `json:"binaries"` // pkg key -> sha256 of the test binary
+	Wrapper []string `json:"wrapper,omitempty"`
+	// ExecTrace is set when every run of the variant wrote an
+	// execution trace (schedlab bench -exectrace).
+	ExecTrace bool              `json:"exectrace,omitempty"`
+	Binaries  map[string]string `json:"binaries"` // pkg key -> sha256 of the test binary
 }
 
 // SweepInfo marks a results folder written by `schedlab sweep`.
