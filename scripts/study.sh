@@ -8,7 +8,11 @@
 # samples per run for a p99.9, and to 200ms for the rest. BENCH (a -bench
 # regexp) narrows the studies that run the whole suite; RESULTS (default
 # results) is the folder the study's folders go into (a Slurm campaign
-# gives each task its own).
+# gives each task its own). PARTS narrows the cost and tracecost studies
+# to some of their parts (cost: census instructions time; tracecost:
+# time instructions), so that the timed part can run on a quiet machine
+# and the counted parts beside other work. INSTR_COUNT (default 5) is
+# the rounds of the instruction counts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -52,6 +56,14 @@ numa_setting() {
 # per-run runnable-to-running delay (golang/go#79391; the reports say so).
 pause_metrics='p50-gc-stopping-ns,p99-gc-stopping-ns,p99-gc-pause-ns,p99-sched-latency-ns'
 
+# part NAME succeeds if PARTS is unset or names NAME.
+part() { [ -z "${PARTS:-}" ] || [[ " $PARTS " == *" $1 "* ]]; }
+
+# The workloads whose instructions are counted: all but PointerChase,
+# whose pointer walk the scheduler never touches and whose count under
+# cachegrind takes most of the suite's time; it is still timed.
+counted_workloads='FanOutSharedData|GCHeavy|RequestResponse|MutexContention|ForkJoinTree|BurstyProducer|ChanPipeline|TimerStorm|BlockingSyscall|ParallelAlloc|LatencyProbe|HTTPLoopback'
+
 case $study in
 cost)
 	# Stock vs patched with no knobs: the price of carrying the series.
@@ -62,18 +74,26 @@ cost)
 	# detection limits. stock2 reruns stock as a control: its column is
 	# the noise floor that a patched difference must clear, and the
 	# self-check flags any row where it differs.
-	.bin/schedlab census -layouts 5 -funcs -out "$(fresh_dir "$prefix-census")"
-	for suite in quick workloads; do
-		# Not through bench: its -benchtime would fix the iteration
-		# count, which -measure instructions calibrates per benchmark.
-		out=$(fresh_dir "$prefix-cost-$suite-instructions")
-		.bin/schedlab bench -suite "$suite" -measure instructions -count "${INSTR_COUNT:-5}" -noreport \
-			-variant stock -variant patched -variant stock2=stock -out "$out"
-		.bin/schedlab report "$out"
-	done
-	for suite in sched workloads external; do
-		bench "$prefix-cost-$suite" -suite "$suite" -variant stock -variant patched -variant stock2=stock
-	done
+	if part census; then
+		.bin/schedlab census -layouts 5 -funcs -out "$(fresh_dir "$prefix-census")"
+	fi
+	if part instructions; then
+		for suite in quick workloads; do
+			# Not through bench: its -benchtime would fix the iteration
+			# count, which -measure instructions calibrates per benchmark.
+			out=$(fresh_dir "$prefix-cost-$suite-instructions")
+			narrow=()
+			[ "$suite" = workloads ] && narrow=(-bench "$counted_workloads")
+			.bin/schedlab bench -suite "$suite" "${narrow[@]}" -measure instructions -count "${INSTR_COUNT:-5}" -noreport \
+				-variant stock -variant patched -variant stock2=stock -out "$out"
+			.bin/schedlab report "$out"
+		done
+	fi
+	if part time; then
+		for suite in sched workloads external; do
+			bench "$prefix-cost-$suite" -suite "$suite" -variant stock -variant patched -variant stock2=stock
+		done
+	fi
 	;;
 timeslice)
 	# Tail wake-to-run delay and hog throughput against the time slice,
@@ -271,14 +291,23 @@ timeline)
 tracecost)
 	# What tracing costs, with and without the Steal experiment's events:
 	# every run of the traced variants writes a trace (to a temporary
-	# file); the base is tracing without the experiment, trace2 its
-	# control, notrace the tracer off.
-	wrap="$PWD/scripts/with-trace.sh"
-	bench "$prefix-tracecost" -suite workloads \
-		-variant trace=patched -wrap "trace=$wrap" \
-		-variant "tracesteal=patched:tracesteal=1" -wrap "tracesteal=$wrap" \
-		-variant trace2=patched -wrap "trace2=$wrap" \
-		-variant notrace=patched
+	# file, -exectrace); the base is tracing without the experiment,
+	# trace2 its control, notrace the tracer off. Timed, then counted in
+	# instructions at GOMAXPROCS=1, where the tracer's cost per operation
+	# repeats within the census's floor instead of the machine's noise.
+	traced=(-variant trace=patched -exectrace trace
+		-variant "tracesteal=patched:tracesteal=1" -exectrace tracesteal
+		-variant trace2=patched -exectrace trace2
+		-variant notrace=patched)
+	if part time; then
+		bench "$prefix-tracecost" -suite workloads "${traced[@]}"
+	fi
+	if part instructions; then
+		out=$(fresh_dir "$prefix-tracecost-instructions")
+		.bin/schedlab bench -suite workloads -bench "$counted_workloads" -measure instructions -count "${INSTR_COUNT:-5}" -noreport \
+			"${traced[@]}" -out "$out"
+		.bin/schedlab report "$out"
+	fi
 	;;
 *)
 	echo "study.sh: unknown study $study (want cost, timeslice, sysmontick, numa, guest-numa, multiproc, steal, tracecost, pauses or timeline)" >&2
