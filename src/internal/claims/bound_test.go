@@ -22,26 +22,8 @@ func TestBoundCatchesEdits(t *testing.T) {
 		"c\ts.txt\t-\t-\tc ([0-9.]+)\t-\tmatch\t5.11ms\n" +
 		"lo\ts.txt\t-\t-\tlo ([0-9]+)\t-\tmatch\t357\n" +
 		"hi\ts.txt\t-\t-\thi ([0-9]+)\t-\tmatch\t373\n"
-	setup := func(text string) string {
-		root := t.TempDir()
-		dir := filepath.Join(root, "results", "2026-11-30-vm-x")
-		os.MkdirAll(dir, 0o755)
-		os.WriteFile(filepath.Join(dir, ClaimsFile), []byte(claimsTSV), 0o644)
-		os.WriteFile(filepath.Join(dir, "FINDINGS.md"), []byte("# F\n\nNothing.\n"), 0o644)
-		os.WriteFile(filepath.Join(root, "README.md"), []byte(text), 0o644)
-		return root
-	}
-	bind := func(root string) []Bound {
-		cs, err := ByFolder(root)
-		if err != nil {
-			t.Fatal(err)
-		}
-		bs, err := Bind(root, cs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return bs
-	}
+	setup := func(text string) string { return boundProject(t, claimsTSV, text) }
+	bind := func(root string) []Bound { return bindProject(t, root) }
 	base := bind(setup(readme))
 	for _, b := range base {
 		if b.Quote == "1.09ms" && b.Binding != "claim 2026-11-30-vm-x/a" || b.Quote == "373" && b.Binding != "claim 2026-11-30-vm-x/hi" || b.Quote == "1000" && b.Binding != "knob" {
@@ -89,23 +71,10 @@ func TestBindPrefersTheNamedClaim(t *testing.T) {
 		"share\tb.txt\tstock\tlocal-steal-share\tBurstyProducer-8\trandom\tpercent\t43.1%\n" +
 		"other\tb.txt\tstock\tsec/op\tForkJoinTree-8\tbind2\tpct\t+5.0%\n" +
 		"named\tb.txt\tstock\tsec/op\tTimerStorm-8\tbind1\tpct\t+5.0%\n"
-	root := t.TempDir()
-	dir := filepath.Join(root, "results", "2026-11-30-vm-x")
-	os.MkdirAll(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, ClaimsFile), []byte(claimsTSV), 0o644)
-	os.WriteFile(filepath.Join(dir, "FINDINGS.md"), []byte("# F\n\nNothing.\n"), 0o644)
-	os.WriteFile(filepath.Join(root, "README.md"), []byte("# x\n\n"+
+	bs := bindProject(t, boundProject(t, claimsTSV, "# x\n\n"+
 		"BurstyProducer keeps 43.1% of its steals local ([x](results/2026-11-30-vm-x/)).\n\n"+
 		"`bind1-mem2` could have missed ±43.1%, and 43.1% with upstream's random order ([x](results/2026-11-30-vm-x/)).\n\n"+
-		"TimerStorm is +5.0% with `bind1` ([x](results/2026-11-30-vm-x/)).\n"), 0o644)
-	cs, err := ByFolder(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bs, err := Bind(root, cs)
-	if err != nil {
-		t.Fatal(err)
-	}
+		"TimerStorm is +5.0% with `bind1` ([x](results/2026-11-30-vm-x/)).\n"))
 	want := []string{"share", "limit", "share", "named"}
 	var got []string
 	for _, b := range bs {
@@ -116,4 +85,32 @@ func TestBindPrefersTheNamedClaim(t *testing.T) {
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("bound to %v, want %v", got, want)
 	}
+}
+
+// boundProject writes a small project: one results folder,
+// 2026-11-30-vm-x, with claimsTSV as its claims, and readme as its
+// README. It returns the project's root.
+func boundProject(t *testing.T, claimsTSV, readme string) string {
+	t.Helper()
+	root := t.TempDir()
+	dir := filepath.Join(root, "results", "2026-11-30-vm-x")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, ClaimsFile), []byte(claimsTSV), 0o644)
+	os.WriteFile(filepath.Join(dir, "FINDINGS.md"), []byte("# F\n\nNothing.\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "README.md"), []byte(readme), 0o644)
+	return root
+}
+
+// bindProject binds the numbers of the project at root.
+func bindProject(t *testing.T, root string) []Bound {
+	t.Helper()
+	cs, err := ByFolder(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, err := Bind(root, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bs
 }

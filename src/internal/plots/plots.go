@@ -374,14 +374,23 @@ func ticksEvery(min, max, step float64) []plot.Tick {
 
 // decimalLabel writes a tick value v of an axis ticked every step in
 // plain decimals (10000, 0.05, never 1e+04), rounded to the decimals
-// step needs.
+// step needs: those of its magnitude, and more where the step itself
+// has them (a step of 0.15 labels 2.35, 2.5, 2.65, not 2.3, 2.5, 2.6),
+// at most two more.
 func decimalLabel(v, step float64) string {
 	d := 0
 	if step > 0 {
 		d = max(0, int(math.Ceil(-math.Log10(step)-1e-9)))
+		for limit := d + 2; d < limit && !whole(step*math.Pow(10, float64(d))); d++ {
+		}
 	}
 	p := math.Pow(10, float64(d))
 	return strconv.FormatFloat(math.Round(v*p)/p, 'f', -1, 64)
+}
+
+// whole reports whether x is an integer but for floating-point error.
+func whole(x float64) bool {
+	return math.Abs(x-math.Round(x)) <= 1e-6*max(1, math.Abs(x))
 }
 
 // preciseTicks are gonum's default ticks labelled in plain decimals with

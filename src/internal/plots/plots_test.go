@@ -216,3 +216,25 @@ func TestReportSkipsEmptyDeltas(t *testing.T) {
 		t.Fatalf("plots %q, want %q (no change plot for a counter the base lacks)", plots, want)
 	}
 }
+
+// TestDecimalLabel: a tick's label has the decimals its axis's step
+// needs, so that evenly spaced ticks do not read unevenly.
+func TestDecimalLabel(t *testing.T) {
+	for _, c := range []struct {
+		v, step float64
+		want    string
+	}{
+		{2.35, 0.15, "2.35"},
+		{2.5, 0.15, "2.5"},
+		{2.65, 0.15, "2.65"},
+		{0.05, 0.05, "0.05"},
+		{10000, 2000, "10000"},
+		{1.25, 0.25, "1.25"},
+		{0.3333333, 1.0 / 3, "0.333"},
+		{-0.2, 0.1, "-0.2"},
+	} {
+		if got := decimalLabel(c.v, c.step); got != c.want {
+			t.Errorf("decimalLabel(%v, %v) = %q, want %q", c.v, c.step, got, c.want)
+		}
+	}
+}
