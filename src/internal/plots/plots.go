@@ -34,6 +34,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -71,7 +72,7 @@ func Write(dir string, c *stats.Comparison, meta *results.Metadata) ([]string, e
 				}
 				out = append(out, rel)
 			}
-			if len(c.Cols) == 1 || strings.HasSuffix(t.Unit, "-share") {
+			if (len(c.Cols) == 1 || strings.HasSuffix(t.Unit, "-share")) && varies(t) {
 				rel := filepath.Join(results.PlotsDir, "levels-"+unitFile(t.Unit)+".svg")
 				if err := plotLevels(filepath.Join(dir, rel), c, t, caption); err != nil {
 					return nil, err
@@ -96,12 +97,14 @@ func Write(dir string, c *stats.Comparison, meta *results.Metadata) ([]string, e
 }
 
 // anyDelta reports whether some variant of t has a finite change against
-// the base: where the base is zero in every row (a counter only the
-// other variants have), a change plot would have no bar at all.
+// the base other than none: where the base is zero in every row (a
+// counter only the other variants have), a change plot would have no bar
+// at all, and where every change is zero (GOMAXPROCS, a count the
+// workload fixes) every bar would be empty.
 func anyDelta(c *stats.Comparison, t *stats.UnitTable) bool {
 	for _, r := range t.Rows {
 		for ci, d := range r.Deltas {
-			if ci != c.Base && d != nil && isFinite(d.Pct) {
+			if ci != c.Base && d != nil && isFinite(d.Pct) && d.Pct != 0 {
 				return true
 			}
 		}
@@ -109,11 +112,43 @@ func anyDelta(c *stats.Comparison, t *stats.UnitTable) bool {
 	return false
 }
 
+// varies reports whether t's runs read more than one value: a level plot
+// of a unit every run reads the same (a share of 100% in every row)
+// would show nothing the table does not.
+func varies(t *stats.UnitTable) bool {
+	first, seen := 0.0, false
+	for _, r := range t.Rows {
+		for _, cell := range r.Cells {
+			if cell == nil || cell.Sample == nil {
+				continue
+			}
+			for _, v := range cell.Sample.Values {
+				if !seen {
+					first, seen = v, true
+				} else if v != first {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// resultsFolder matches the name of a results folder: a date, then the
+// host and the study.
+var resultsFolder = regexp.MustCompile(`^\d{4}-\d\d-\d\d-`)
+
 // Caption names where a figure comes from, so that one copied into a
 // paper or a slide still says it: the results folder (dir's last
-// element) and the series it measured.
+// element, with its parent where dir is a folder inside a results
+// folder, such as a tune run's confirm/) and the series it measured.
 func Caption(dir, series string) string {
-	c := "results/" + filepath.Base(filepath.Clean(dir))
+	dir = filepath.Clean(dir)
+	name := filepath.Base(dir)
+	if parent := filepath.Base(filepath.Dir(dir)); !resultsFolder.MatchString(name) && resultsFolder.MatchString(parent) {
+		name = parent + "/" + name
+	}
+	c := "results/" + name
 	if series != "" {
 		c = "series " + series + ", " + c
 	}

@@ -238,3 +238,50 @@ func TestDecimalLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestReportSkipsConstantPlots: a unit no variant moves (every change
+// zero) gets no change plot, and a share every run reads the same gets
+// no level plot.
+func TestReportSkipsConstantPlots(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for round := range 6 {
+		for i, v := range []string{"base", "other"} {
+			fmt.Fprintf(&b, "variant: %s\npkg: w\n", v)
+			fmt.Fprintf(&b, "BenchmarkAlloc-2\t400\t%d ns/op\t2 gomaxprocs\t100 local-steal-share\t%d runnext-share\n\n", 2000+100*i+round, 10+round+i)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, results.RawFile), []byte(b.String()), 0o644)
+	meta := results.Metadata{Suite: "workloads", Count: 6, Complete: true,
+		Variants: []results.VariantMeta{{Name: "base"}, {Name: "other"}}}
+	c, err := stats.CompareAgainst(filepath.Join(dir, results.RawFile), "base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plots, err := Write(dir, c, &meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range plots {
+		if strings.Contains(p, "gomaxprocs") || strings.Contains(p, "levels-local-steal-share") {
+			t.Errorf("drew %s, whose every run reads the same", p)
+		}
+	}
+	if !slices.Contains(plots, filepath.Join(results.PlotsDir, "levels-runnext-share.svg")) {
+		t.Errorf("plots %q lack the level plot of runnext-share, which varies", plots)
+	}
+}
+
+// TestCaptionPath: a figure's caption names its results folder, and a
+// folder inside one (a tune run's confirm/) with its parent.
+func TestCaptionPath(t *testing.T) {
+	for dir, want := range map[string]string{
+		"results/2026-12-07-vm-tune-latencyprobe/confirm": "series s, results/2026-12-07-vm-tune-latencyprobe/confirm",
+		"/x/results/2026-12-07-vm-cost-sched/":            "series s, results/2026-12-07-vm-cost-sched",
+		"runs/2026-12-07-vm-quick":                        "series s, results/2026-12-07-vm-quick",
+	} {
+		if got := Caption(dir, "s"); got != want {
+			t.Errorf("Caption(%q) = %q, want %q", dir, got, want)
+		}
+	}
+}
