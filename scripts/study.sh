@@ -8,7 +8,8 @@
 # samples per run for a p99.9, and to 200ms for the rest. BENCH (a -bench
 # regexp) narrows the studies that run the whole suite; RESULTS (default
 # results) is the folder the study's folders go into (a Slurm campaign
-# gives each task its own). PARTS narrows the cost and tracecost studies
+# gives each task its own); BENCH also narrows the trace-cost study's
+# instruction counts. PARTS narrows the cost and tracecost studies
 # to some of their parts (cost: census instructions time; tracecost:
 # time instructions), so that the timed part can run on a quiet machine
 # and the counted parts beside other work. INSTR_COUNT (default 5) is
@@ -304,7 +305,7 @@ tracecost)
 	fi
 	if part instructions; then
 		out=$(fresh_dir "$prefix-tracecost-instructions")
-		.bin/schedlab bench -suite workloads -bench "$counted_workloads" -measure instructions -count "${INSTR_COUNT:-5}" -noreport \
+		.bin/schedlab bench -suite workloads -bench "${BENCH:-$counted_workloads}" -measure instructions -count "${INSTR_COUNT:-5}" -noreport \
 			"${traced[@]}" -out "$out"
 		.bin/schedlab report "$out"
 	fi
