@@ -192,25 +192,9 @@ func TestSweepLogY(t *testing.T) {
 // (the base reads 0 in every round) has no change against the base, so
 // the report draws no change plot for it; the units with a change get one.
 func TestReportSkipsEmptyDeltas(t *testing.T) {
-	dir := t.TempDir()
-	var b strings.Builder
-	for round := range 6 {
-		for i, v := range []string{"base", "other"} {
-			fmt.Fprintf(&b, "variant: %s\npkg: w\n", v)
-			fmt.Fprintf(&b, "BenchmarkAlloc-2\t400\t%d ns/op\t%d numamem-syscalls/op\n\n", 2000+100*i+round, i*(5+round))
-		}
-	}
-	os.WriteFile(filepath.Join(dir, results.RawFile), []byte(b.String()), 0o644)
-	meta := results.Metadata{Suite: "workloads", Count: 6, Complete: true,
-		Variants: []results.VariantMeta{{Name: "base"}, {Name: "other"}}}
-	c, err := stats.CompareAgainst(filepath.Join(dir, results.RawFile), "base")
-	if err != nil {
-		t.Fatal(err)
-	}
-	plots, err := Write(dir, c, &meta)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plots := plotTwoVariants(t, func(round, i int) string {
+		return fmt.Sprintf("%d ns/op\t%d numamem-syscalls/op", 2000+100*i+round, i*(5+round))
+	})
 	want := []string{filepath.Join(results.PlotsDir, "delta-sec-per-op.svg")}
 	if !slices.Equal(plots, want) {
 		t.Fatalf("plots %q, want %q (no change plot for a counter the base lacks)", plots, want)
@@ -243,25 +227,9 @@ func TestDecimalLabel(t *testing.T) {
 // zero) gets no change plot, and a share every run reads the same gets
 // no level plot.
 func TestReportSkipsConstantPlots(t *testing.T) {
-	dir := t.TempDir()
-	var b strings.Builder
-	for round := range 6 {
-		for i, v := range []string{"base", "other"} {
-			fmt.Fprintf(&b, "variant: %s\npkg: w\n", v)
-			fmt.Fprintf(&b, "BenchmarkAlloc-2\t400\t%d ns/op\t2 gomaxprocs\t100 local-steal-share\t%d runnext-share\n\n", 2000+100*i+round, 10+round+i)
-		}
-	}
-	os.WriteFile(filepath.Join(dir, results.RawFile), []byte(b.String()), 0o644)
-	meta := results.Metadata{Suite: "workloads", Count: 6, Complete: true,
-		Variants: []results.VariantMeta{{Name: "base"}, {Name: "other"}}}
-	c, err := stats.CompareAgainst(filepath.Join(dir, results.RawFile), "base")
-	if err != nil {
-		t.Fatal(err)
-	}
-	plots, err := Write(dir, c, &meta)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plots := plotTwoVariants(t, func(round, i int) string {
+		return fmt.Sprintf("%d ns/op\t2 gomaxprocs\t100 local-steal-share\t%d runnext-share", 2000+100*i+round, 10+round+i)
+	})
 	for _, p := range plots {
 		if strings.Contains(p, "gomaxprocs") || strings.Contains(p, "levels-local-steal-share") {
 			t.Errorf("drew %s, whose every run reads the same", p)
@@ -284,4 +252,30 @@ func TestCaptionPath(t *testing.T) {
 			t.Errorf("Caption(%q) = %q, want %q", dir, got, want)
 		}
 	}
+}
+
+// plotTwoVariants writes six rounds of BenchmarkAlloc-2 for the variants
+// base and other, whose result values in round for variant i (0 for
+// base) are values(round, i), and returns the plots Write draws.
+func plotTwoVariants(t *testing.T, values func(round, i int) string) []string {
+	t.Helper()
+	dir := t.TempDir()
+	var b strings.Builder
+	for round := range 6 {
+		for i, v := range []string{"base", "other"} {
+			fmt.Fprintf(&b, "variant: %s\npkg: w\nBenchmarkAlloc-2\t400\t%s\n\n", v, values(round, i))
+		}
+	}
+	os.WriteFile(filepath.Join(dir, results.RawFile), []byte(b.String()), 0o644)
+	meta := results.Metadata{Suite: "workloads", Count: 6, Complete: true,
+		Variants: []results.VariantMeta{{Name: "base"}, {Name: "other"}}}
+	c, err := stats.CompareAgainst(filepath.Join(dir, results.RawFile), "base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plots, err := Write(dir, c, &meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plots
 }
