@@ -21,7 +21,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -218,6 +220,14 @@ func (opt *Options) check() (countNote string, err error) {
 		}
 	default:
 		return "", fmt.Errorf("-measure %q: want %q or none (time)", opt.Measure, MeasureInstructions)
+	}
+	// A wrapper such as numactl --cpunodebind=0 narrows the CPUs its
+	// process may use, and with them Go's default GOMAXPROCS: the
+	// wrapped variant would run with fewer Ps than the others, under
+	// benchmark names of another suffix that no row of theirs matches.
+	// So every variant gets the count the harness itself sees.
+	if opt.CPU == "" && slices.ContainsFunc(opt.Variants, func(v Variant) bool { return len(v.Wrapper) > 0 }) {
+		opt.CPU = strconv.Itoa(runtime.NumCPU())
 	}
 	return countNote, nil
 }

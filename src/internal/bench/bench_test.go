@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -99,6 +101,32 @@ func TestExecTrace(t *testing.T) {
 	opt := Options{Suite: &Suite{Name: "workloads"}, Variants: vs, Count: 1, Measure: MeasureInstructions}
 	if _, err := opt.check(); err == nil || !strings.Contains(err.Error(), "variant notrace runs under a wrapper") {
 		t.Errorf("instruction mode with a wrapped variant: error = %v", err)
+	}
+}
+
+// TestWrappedVariantsShareGOMAXPROCS: where a variant runs under a
+// wrapper and no -cpu is given, every variant runs at the CPU count the
+// harness sees, so that numactl --cpunodebind cannot give the wrapped
+// one fewer Ps (and benchmark names of another suffix) than the others.
+func TestWrappedVariantsShareGOMAXPROCS(t *testing.T) {
+	vs, err := ParseVariants([]string{"stock", "oracle=stock"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Suite: &Suite{Name: "workloads"}, Variants: vs, Count: 1}
+	if _, err := opt.check(); err != nil || opt.CPU != "" {
+		t.Errorf("without a wrapper: CPU %q (error %v), want none", opt.CPU, err)
+	}
+	if err := ApplyWrappers(vs, []string{"oracle=env"}); err != nil {
+		t.Fatal(err)
+	}
+	opt = Options{Suite: &Suite{Name: "workloads"}, Variants: vs, Count: 1}
+	if _, err := opt.check(); err != nil || opt.CPU != strconv.Itoa(runtime.NumCPU()) {
+		t.Errorf("with a wrapper: CPU %q (error %v), want %d", opt.CPU, err, runtime.NumCPU())
+	}
+	opt = Options{Suite: &Suite{Name: "workloads"}, Variants: vs, Count: 1, CPU: "8"}
+	if _, err := opt.check(); err != nil || opt.CPU != "8" {
+		t.Errorf("with a wrapper and -cpu 8: CPU %q (error %v), want 8", opt.CPU, err)
 	}
 }
 
