@@ -2,6 +2,7 @@ package plots
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -278,4 +279,25 @@ func plotTwoVariants(t *testing.T, values func(round, i int) string) []string {
 		t.Fatal(err)
 	}
 	return plots
+}
+
+// TestDeltaXLabelSaysWhatIsDrawn: a change plot promises whiskers only
+// where it draws them.
+func TestDeltaXLabelSaysWhatIsDrawn(t *testing.T) {
+	nan := math.NaN()
+	mark := func(lo, hi float64) []*rowMarks {
+		return []*rowMarks{{center: []float64{5}, lo: []float64{lo}, hi: []float64{hi}}}
+	}
+	for _, c := range []struct {
+		marks []*rowMarks
+		want  string
+	}{
+		{mark(1, 9), "whiskers: range the two CIs"},
+		{mark(nan, nan), "no whiskers: too few runs"},
+		{append(mark(1, 9), mark(nan, nan)...), "where both CIs exist"},
+	} {
+		if got := deltaXLabel(c.marks); !strings.Contains(got, c.want) {
+			t.Errorf("deltaXLabel = %q, want it to say %q", got, c.want)
+		}
+	}
 }

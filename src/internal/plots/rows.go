@@ -342,11 +342,38 @@ func deltaChart(c *stats.Comparison, t *stats.UnitTable, caption string) *rowCha
 		}
 		ch.marks = append(ch.marks, m)
 	}
+	ch.xLabel = deltaXLabel(ch.marks)
 	if lim, cut := deltaAxisLimit(ch.marks); cut {
 		ch.xLimit = func(lo, hi float64) (float64, float64) { return math.Max(lo, -lim), math.Min(hi, lim) }
 		ch.xLabel += "\n(longer whiskers are cut at the edge)"
 	}
 	return ch
+}
+
+// deltaXLabel is a change plot's x label, which says what its whiskers
+// are only where it draws some: with two or three runs a side a median
+// has no interval, and with a base interval that reaches zero a ratio
+// has no bound.
+func deltaXLabel(marks []*rowMarks) string {
+	bars, whiskers := 0, 0
+	for _, m := range marks {
+		for i := range m.center {
+			if !isFinite(m.center[i]) {
+				continue
+			}
+			bars++
+			if isFinite(m.lo[i]) && isFinite(m.hi[i]) {
+				whiskers++
+			}
+		}
+	}
+	switch {
+	case whiskers == 0:
+		return "change of the median (%); no whiskers: too few runs for CIs"
+	case whiskers < bars:
+		return "change of the median (%); whiskers, where both CIs exist:\nthe range they allow (≥95%)"
+	}
+	return "change of the median (%); whiskers: range the two CIs (≥95%) allow"
 }
 
 // deltaAxisLimit returns the half-width of a change plot's x axis that
