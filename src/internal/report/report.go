@@ -290,10 +290,11 @@ func markWrapped(c *stats.Comparison, meta *results.Metadata) {
 		if i < 0 || ci >= len(c.ColID) {
 			continue
 		}
-		if v := meta.Variants[i]; len(v.Wrapper) > 0 {
+		v := meta.Variants[i]
+		if len(v.Wrapper) > 0 {
 			c.ColID[ci] += " under " + strings.Join(v.Wrapper, " ")
 		}
-		if meta.Variants[i].ExecTrace {
+		if v.ExecTrace {
 			c.ColID[ci] += " traced"
 		}
 	}

@@ -102,6 +102,8 @@ func TestControl(t *testing.T) {
 		{[]VariantMeta{stock, {Name: "stock2", Toolchain: "stock"}}, "yes"},
 		{[]VariantMeta{{Toolchain: "patched", GODEBUG: "numa=1"}, {Toolchain: "patched", GODEBUG: "numa=1,numabind=1"}}, "no"},
 		{[]VariantMeta{{Toolchain: "patched"}, {Toolchain: "patched", Wrapper: []string{"numactl", "--membind=0"}}}, "no"},
+		{[]VariantMeta{{Toolchain: "patched"}, {Toolchain: "patched", ExecTrace: true}}, "no"},
+		{[]VariantMeta{{Toolchain: "patched", ExecTrace: true}, {Toolchain: "patched", ExecTrace: true}}, "yes"},
 	} {
 		if got := control(tc.vs); got != tc.want {
 			t.Errorf("control(%v) = %q, want %q", tc.vs, got, tc.want)
